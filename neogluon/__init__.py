@@ -1,0 +1,22 @@
+"""neogluon: MXNet Gluon's hybrid programming model, on PyTorch.
+
+``import neogluon as mx`` gives MXNet 1.9.1's top-level API: ``mx.nd``, ``mx.autograd``,
+``mx.random``, ``mx.cpu()``, ``mx.gpu(i)``, ``mx.context``, ...
+"""
+__version__ = "0.1.0"
+# the MXNet release whose API, operator semantics and file formats neogluon follows
+mxnet_version = "1.9.1"
+
+from . import base
+from .base import MXNetError
+from . import context
+from .context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus
+from . import operator
+from . import autograd
+from . import ndarray
+from . import ndarray as nd
+from . import random
+from . import test_utils
+
+__all__ = ["MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus",
+           "nd", "ndarray", "autograd", "random", "context", "base", "test_utils", "operator"]

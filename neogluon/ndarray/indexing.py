@@ -1,0 +1,122 @@
+"""``NDArray.__getitem__`` / ``__setitem__`` with numpy's rules and MXNet 1.x's quirks.
+
+Basic indexing (ints, slices with any step, ``None``, ``Ellipsis``) and advanced
+indexing (lists, numpy arrays, NDArrays of indices) follow numpy. As in MXNet 1.x, a
+result with no dimensions left is returned with shape ``(1,)``. Reads are recorded by
+autograd like any operator; writes go into the array in place.
+"""
+import numpy as np
+import torch
+
+from .. import autograd
+from ..base import MXNetError, integer_types, numeric_types
+
+_STATE = autograd.STATE
+
+
+def _index_tensor(idx, device):
+    from .ndarray import NDArray
+    if isinstance(idx, NDArray):
+        t = idx._t
+    elif isinstance(idx, np.ndarray):
+        t = torch.from_numpy(np.ascontiguousarray(idx))
+    else:
+        t = torch.as_tensor(idx)
+    if t.dtype == torch.bool:
+        return t.to(device)
+    if t.is_floating_point():
+        t = t.long()
+    return t.to(device=device, dtype=torch.long)
+
+
+def _convert_key(key, shape, device):
+    """Turn an MXNet/numpy index into one torch accepts (negative steps become index arrays)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_real > len(shape):
+        raise IndexError("too many indices (%d) for an array of shape %s" % (n_real, shape))
+    out = []
+    dim = 0
+    for i, k in enumerate(key):
+        if k is Ellipsis:
+            out.append(k)
+            dim += len(shape) - n_real  # the dimensions the ellipsis stands for
+            continue
+        if k is None:
+            out.append(None)
+            continue
+        size = shape[dim]
+        if isinstance(k, (bool, np.bool_)):
+            raise IndexError("boolean scalars are not valid indices")
+        if isinstance(k, integer_types):
+            k = int(k)
+            if not -size <= k < size:
+                raise IndexError("index %d is out of bounds for axis %d with size %d" % (k, dim, size))
+            out.append(k)
+        elif isinstance(k, slice):
+            if k.step is not None and k.step < 0:
+                out.append(torch.arange(*k.indices(size), device=device))
+            elif k.step == 0:
+                raise ValueError("slice step cannot be zero")
+            else:
+                out.append(k)
+        elif isinstance(k, numeric_types):
+            raise IndexError("only integers, slices, None, Ellipsis and integer arrays are valid indices, got %r" % (k,))
+        else:
+            t = _index_tensor(k, device)
+            if t.dtype != torch.bool:
+                bad = (t >= size) | (t < -size)
+                if t.numel() and bool(bad.any()):
+                    raise IndexError("index %d is out of bounds for axis %d with size %d"
+                                     % (int(t[bad].flatten()[0]), dim, size))
+            out.append(t)
+            dim += t.dim() - 1 if t.dtype == torch.bool else 0
+        dim += 1
+    return tuple(out)
+
+
+def getitem(x, key):
+    from .ndarray import NDArray
+    t = x._t
+    if not _STATE.recording and t.requires_grad:
+        t = t.detach()
+    k = _convert_key(key, tuple(t.shape), t.device)
+    try:
+        r = t[k]
+    except (IndexError, RuntimeError) as e:
+        raise IndexError("NDArray index %r on shape %s: %s" % (key, x.shape, e)) from None
+    if r.dim() == 0:
+        r = r.reshape(1)
+    return NDArray(r)
+
+
+def setitem(x, key, value):
+    from .ndarray import NDArray
+    t = x._t
+    k = _convert_key(key, tuple(t.shape), t.device)
+    if isinstance(value, NDArray):
+        v = value._t
+        if not _STATE.recording:
+            v = v.detach()
+        v = v.to(device=t.device, dtype=t.dtype)
+    elif isinstance(value, numeric_types):
+        v = value
+    else:
+        v = torch.as_tensor(np.asarray(value), device=t.device).to(t.dtype)
+    try:
+        if _STATE.recording and (t.requires_grad or isinstance(v, torch.Tensor) and v.requires_grad):
+            if t.is_leaf and t.requires_grad:
+                raise MXNetError("cannot assign into a variable with an attached gradient while recording")
+            t[k] = v
+        else:
+            with torch.no_grad():
+                t[k] = v
+    except RuntimeError as e:
+        raise MXNetError("cannot assign a value of shape %s to NDArray%s of shape %s: %s"
+                         % (tuple(v.shape) if isinstance(v, torch.Tensor) else (), _fmt(key), x.shape,
+                            str(e).split("\n")[0])) from None
+
+
+def _fmt(key):
+    return "[%r]" % (key,)

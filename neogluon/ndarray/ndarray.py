@@ -1,0 +1,436 @@
+"""``NDArray``: MXNet 1.9.1's n-dimensional array, wrapping one ``torch.Tensor``.
+
+Semantics follow MXNet, not torch, where they differ: ``dtype`` is a numpy type,
+arithmetic and comparisons keep the input dtype (comparisons give 0/1), there are no
+0-d arrays (an integer index of a 1-d array gives shape ``(1,)``), and operators are
+recorded for autograd only inside ``autograd.record()``.
+"""
+import numpy as np
+import torch
+
+from .. import autograd
+from ..base import MXNetError, numeric_types, np_type, torch_dtype, integer_types
+from ..context import Context, as_context
+from ..operator import registry
+
+__all__ = ["NDArray", "apply_op", "invoke"]
+
+_STATE = autograd.STATE
+
+
+class NDArray:
+    """An array on a device (``mx.nd.NDArray``)."""
+    __slots__ = ("_t", "_grad", "_grad_req", "__weakref__")
+    __array_priority__ = 1000.0
+
+    def __init__(self, tensor):
+        self._t = tensor
+        self._grad = None
+        self._grad_req = "null"
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def shape(self):
+        return tuple(self._t.shape)
+
+    @property
+    def dtype(self):
+        return np_type(self._t.dtype)
+
+    @property
+    def size(self):
+        return self._t.numel()
+
+    @property
+    def ndim(self):
+        return self._t.dim()
+
+    @property
+    def context(self):
+        dev = self._t.device
+        return Context("gpu", dev.index or 0) if dev.type == "cuda" else Context("cpu", 0)
+
+    ctx = context
+
+    @property
+    def stype(self):
+        return "default"
+
+    @property
+    def T(self):
+        if self.ndim < 2:
+            return self.copy()
+        return self.transpose()
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @property
+    def handle(self):
+        return self._t
+
+    @property
+    def writable(self):
+        return True
+
+    def __len__(self):
+        return self._t.shape[0] if self._t.dim() else 0
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __repr__(self):
+        shape_info = "x".join(str(d) for d in self.shape)
+        return "\n%s\n<%s %s @%s>" % (str(self.asnumpy()), type(self).__name__, shape_info, self.context)
+
+    __str__ = __repr__
+
+    def __bool__(self):
+        n = self.size
+        if n == 0:
+            return False
+        if n == 1:
+            return bool(self._t.reshape(()).item())
+        raise ValueError("The truth value of an NDArray with multiple elements is ambiguous.")
+
+    __nonzero__ = __bool__
+
+    def __hash__(self):
+        return id(self)
+
+    def __reduce__(self):
+        return (_rebuild, (self.asnumpy(), str(self.context)))
+
+    def __getstate__(self):
+        return None
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._t.detach().__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._t.__dlpack_device__()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.asnumpy()
+        return a.astype(dtype) if dtype is not None else a
+
+    # ------------------------------------------------------------------ conversions
+    def asnumpy(self):
+        """A numpy copy of the contents (blocks until computed)."""
+        return self._t.detach().cpu().numpy().copy()
+
+    def asscalar(self):
+        if self.size != 1:
+            raise ValueError("The current array is not a scalar")
+        return self.asnumpy().reshape(())[()]
+
+    def astype(self, dtype, copy=True):
+        dt = torch_dtype(dtype)
+        if not copy and dt == self._t.dtype:
+            return self
+        return invoke("Cast", (self,), {"dtype": dtype})
+
+    def copy(self):
+        return self.copyto(self.context)
+
+    def copyto(self, other):
+        """Copy into another NDArray (same shape) or onto a Context (a new array)."""
+        if isinstance(other, NDArray):
+            if other is self:
+                return self
+            if other.shape != self.shape:
+                raise MXNetError("copyto: shape mismatch, source %s vs target %s" % (self.shape, other.shape))
+            with torch.no_grad():
+                other._t.copy_(self._t)
+            return other
+        ctx = as_context(other)
+        return NDArray(self._t.detach().to(ctx.torch_device, copy=True))
+
+    def as_in_context(self, context):
+        ctx = as_context(context)
+        if ctx.torch_device == self._t.device:
+            return self
+        return self.copyto(ctx)
+
+    as_in_ctx = as_in_context
+
+    def to_device(self, device):
+        return self.as_in_context(device)
+
+    def tostype(self, stype):
+        if stype != "default":
+            raise MXNetError("tostype(%r): neogluon stores arrays densely; only 'default' is supported" % stype)
+        return self.copy()
+
+    def as_nd_ndarray(self):
+        return self
+
+    def wait_to_read(self):
+        if self._t.is_cuda:
+            torch.cuda.synchronize(self._t.device)
+
+    def detach(self):
+        return NDArray(self._t.detach())
+
+    # ------------------------------------------------------------------ autograd
+    def attach_grad(self, grad_req="write", stype=None):
+        """Allocate a gradient buffer (zeros) and mark this array as a variable."""
+        self._mark_variable(NDArray(torch.zeros_like(self._t)), grad_req)
+
+    def _mark_variable(self, grad_buf, grad_req):
+        if grad_req not in ("write", "add", "null"):
+            raise MXNetError("grad_req must be one of 'write', 'add', 'null', got %r" % (grad_req,))
+        if not (self._t.is_floating_point() or self._t.is_complex()):
+            raise MXNetError("cannot attach a gradient to an array of dtype %s" % np.dtype(self.dtype).name)
+        t = self._t.detach()
+        t.requires_grad_(grad_req != "null")
+        self._t = t
+        self._grad = grad_buf
+        self._grad_req = grad_req
+        autograd._VARIABLES.add(self)
+
+    def _deliver_grad(self, g):
+        buf = self._grad
+        with torch.no_grad():
+            if g is None:
+                if self._grad_req == "write":
+                    buf._t.zero_()
+                return
+            if self._grad_req == "add":
+                buf._t.add_(g)
+            else:
+                buf._t.copy_(g)
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+
+    # ------------------------------------------------------------------ indexing
+    def __getitem__(self, key):
+        from .indexing import getitem
+        return getitem(self, key)
+
+    def __setitem__(self, key, value):
+        from .indexing import setitem
+        setitem(self, key, value)
+
+    # ------------------------------------------------------------------ arithmetic
+    def _binary(self, other, op_nd, op_scalar, reflected=False):
+        if isinstance(other, NDArray):
+            return invoke(op_nd, (other, self) if reflected else (self, other), {})
+        if isinstance(other, numeric_types):
+            return invoke(op_scalar, (self,), {"scalar": float(other)})
+        if isinstance(other, np.ndarray):
+            o = array_like(other, self)
+            return invoke(op_nd, (o, self) if reflected else (self, o), {})
+        return NotImplemented
+
+    def _inplace(self, other, op_nd, op_scalar):
+        res = self._binary(other, op_nd, op_scalar)
+        if res is NotImplemented:
+            return res
+        if res.shape != self.shape:
+            raise MXNetError("in-place operation: result shape %s differs from target shape %s"
+                             % (res.shape, self.shape))
+        if _STATE.recording:
+            self._t = res._t
+        else:
+            with torch.no_grad():
+                self._t.copy_(res._t)
+        return self
+
+    def __add__(self, o):
+        return self._binary(o, "broadcast_add", "_plus_scalar")
+
+    def __radd__(self, o):
+        return self._binary(o, "broadcast_add", "_plus_scalar", True)
+
+    def __sub__(self, o):
+        return self._binary(o, "broadcast_sub", "_minus_scalar")
+
+    def __rsub__(self, o):
+        return self._binary(o, "broadcast_sub", "_rminus_scalar", True)
+
+    def __mul__(self, o):
+        return self._binary(o, "broadcast_mul", "_mul_scalar")
+
+    def __rmul__(self, o):
+        return self._binary(o, "broadcast_mul", "_mul_scalar", True)
+
+    def __truediv__(self, o):
+        return self._binary(o, "broadcast_div", "_div_scalar")
+
+    def __rtruediv__(self, o):
+        return self._binary(o, "broadcast_div", "_rdiv_scalar", True)
+
+    __div__, __rdiv__ = __truediv__, __rtruediv__
+
+    def __mod__(self, o):
+        return self._binary(o, "broadcast_mod", "_mod_scalar")
+
+    def __rmod__(self, o):
+        return self._binary(o, "broadcast_mod", "_rmod_scalar", True)
+
+    def __pow__(self, o):
+        return self._binary(o, "broadcast_power", "_power_scalar")
+
+    def __rpow__(self, o):
+        return self._binary(o, "broadcast_power", "_rpower_scalar", True)
+
+    def __iadd__(self, o):
+        return self._inplace(o, "broadcast_add", "_plus_scalar")
+
+    def __isub__(self, o):
+        return self._inplace(o, "broadcast_sub", "_minus_scalar")
+
+    def __imul__(self, o):
+        return self._inplace(o, "broadcast_mul", "_mul_scalar")
+
+    def __itruediv__(self, o):
+        return self._inplace(o, "broadcast_div", "_div_scalar")
+
+    __idiv__ = __itruediv__
+
+    def __imod__(self, o):
+        return self._inplace(o, "broadcast_mod", "_mod_scalar")
+
+    def __neg__(self):
+        return invoke("negative", (self,), {})
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return invoke("abs", (self,), {})
+
+    def __eq__(self, o):
+        return self._binary(o, "broadcast_equal", "_equal_scalar")
+
+    def __ne__(self, o):
+        return self._binary(o, "broadcast_not_equal", "_not_equal_scalar")
+
+    def __gt__(self, o):
+        return self._binary(o, "broadcast_greater", "_greater_scalar")
+
+    def __ge__(self, o):
+        return self._binary(o, "broadcast_greater_equal", "_greater_equal_scalar")
+
+    def __lt__(self, o):
+        return self._binary(o, "broadcast_lesser", "_lesser_scalar")
+
+    def __le__(self, o):
+        return self._binary(o, "broadcast_lesser_equal", "_lesser_equal_scalar")
+
+    # ------------------------------------------------------------------ methods with special signatures
+    def reshape(self, *shape, **kwargs):
+        """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes."""
+        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
+            shape = shape[0]
+        elif not shape:
+            shape = kwargs.pop("shape")
+        return invoke("Reshape", (self,), dict(kwargs, shape=tuple(shape)))
+
+    def broadcast_to(self, shape):
+        return invoke("broadcast_to", (self,), {"shape": tuple(shape)})
+
+    def zeros_like(self):
+        return invoke("zeros_like", (self,), {})
+
+    def ones_like(self):
+        return invoke("ones_like", (self,), {})
+
+
+def _rebuild(arr, ctx):
+    return NDArray(torch.from_numpy(arr).to(as_context(ctx).torch_device))
+
+
+def array_like(value, like):
+    """A numpy array or scalar as an NDArray of ``like``'s dtype and device."""
+    t = torch.as_tensor(np.asarray(value), device=like._t.device).to(like._t.dtype)
+    return NDArray(t)
+
+
+# ---------------------------------------------------------------------- calling operators
+def apply_op(op, tensors, attrs):
+    """Run ``op`` on torch tensors with parsed attributes, as MXNet's imperative mode does.
+
+    Outside ``autograd.record()`` inputs are detached, so no graph is built; a torch
+    error becomes an MXNetError naming the operator and the input shapes."""
+    if not _STATE.recording:
+        for t in tensors:
+            if t is not None and t.requires_grad:
+                tensors = [None if x is None else x.detach() for x in tensors]
+                break
+    if op.mode_dependent:
+        attrs = dict(attrs, is_train=_STATE.training)
+    try:
+        return op.fn(*tensors, **attrs)
+    except MXNetError:
+        raise
+    except (RuntimeError, ValueError, IndexError, TypeError) as e:
+        raise registry.shape_error(op, attrs, tensors, e) from None
+
+
+def _tensors(op, attrs, inputs):
+    """The torch tensors of the declared inputs, checking their count and types."""
+    names = op.input_names(attrs)
+    n = len(names)
+    if len(inputs) < n:
+        inputs = tuple(inputs) + (None,) * (n - len(inputs))
+    ts = []
+    for i in range(n):
+        x = inputs[i]
+        if isinstance(x, NDArray):
+            ts.append(x._t)
+        elif x is None:
+            raise MXNetError("Operator %s expects %d inputs (%s) but input '%s' was not given"
+                             % (op.name, n, ", ".join(names), names[i]))
+        else:
+            raise TypeError("Operator %s: input '%s' must be an NDArray, got %s"
+                            % (op.name, names[i], type(x).__name__))
+    extra = [x for x in inputs[n:] if x is not None]
+    if extra:
+        raise MXNetError("Operator %s expects %d inputs (%s) but %d were given"
+                         % (op.name, n, ", ".join(names), n + len(extra)))
+    return ts
+
+
+def invoke(op, inputs, kwargs, out=None):
+    """Call a registered operator (by name or Operator) on NDArrays with keyword attributes."""
+    if isinstance(op, str):
+        op = registry.get(op)
+    attrs = op.parse_attrs(kwargs)
+    res = apply_op(op, _tensors(op, attrs, inputs), attrs)
+    return wrap_outputs(res, out)
+
+
+def wrap_outputs(res, out=None):
+    if isinstance(res, torch.Tensor):
+        if out is not None:
+            return _write_out(out, res)
+        return NDArray(res)
+    res = [NDArray(r) for r in res]
+    if out is not None:
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        for o, r in zip(outs, res):
+            _write_out(o, r._t)
+        return out
+    return res
+
+
+def _write_out(out, t):
+    if not isinstance(out, NDArray):
+        raise TypeError("out must be an NDArray, got %s" % type(out).__name__)
+    if _STATE.recording and t.requires_grad:
+        out._t = t
+    else:
+        if tuple(out._t.shape) != tuple(t.shape):
+            raise MXNetError("out= has shape %s but the result has shape %s" % (out.shape, tuple(t.shape)))
+        with torch.no_grad():
+            out._t.copy_(t)
+    return out
+
+
+def is_int_index(k):
+    return isinstance(k, integer_types) and not isinstance(k, bool)

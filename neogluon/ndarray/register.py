@@ -1,0 +1,64 @@
+"""Generate the ``mx.nd.<op>`` functions from the operator registry.
+
+Each function has MXNet's signature (inputs as keywords defaulting to None, attributes
+defaulting to ``_Null``, then ``out=None, name=None, **kwargs``; variadic operators take
+``*data`` and fill in ``num_args``). The source is generated and ``exec``-ed once, as
+torch.fx does, so a call costs one attribute-dict lookup and the torch kernel.
+"""
+from ..base import _Null
+from ..operator import registry
+
+# names under which MXNet exposes registry operators in sub-namespaces of mx.nd / mx.sym
+NAMESPACE_PREFIXES = (("_contrib_", "contrib"), ("_linalg_", "linalg"), ("_random_", "random"),
+                      ("_sample_", "random"), ("_image_", "image"), ("_sparse_", "sparse"))
+
+
+def namespace_of(name):
+    """('contrib', 'BilinearResize2D') for '_contrib_BilinearResize2D'; (None, name) otherwise."""
+    for prefix, ns in NAMESPACE_PREFIXES:
+        if name.startswith(prefix):
+            return ns, name[len(prefix):]
+    return None, name
+
+
+def _source(op, fname):
+    params = [p for p in op.param_names if p != op.variadic]
+    lines = []
+    if op.variadic:
+        sig = ["*data"] + ["%s=_Null" % p for p in params] + ["out=None", "name=None", "**kwargs"]
+        lines.append("    kwargs[%r] = len(data)" % op.variadic)
+        inputs = "data"
+    else:
+        names = op.all_input_names()
+        sig = ["%s=None" % n for n in names] + ["%s=_Null" % p for p in params] + ["out=None", "name=None", "**kwargs"]
+        inputs = "(%s)" % "".join("%s, " % n for n in names)
+    for p in params:
+        lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
+    lines.append("    return _invoke(_op, %s, kwargs, out)" % inputs)
+    return "def %s(%s):\n%s\n" % (fname, ", ".join(sig), "\n".join(lines))
+
+
+def make_function(op, fname, invoke):
+    """The Python function ``mx.nd.<fname>`` (or ``mx.sym.<fname>``) for ``op``."""
+    src = _source(op, fname)
+    scope = {"_Null": _Null, "_op": op, "_invoke": invoke}
+    exec(compile(src, "<neogluon.%s>" % fname, "exec"), scope)  # pylint: disable=exec-used
+    fn = scope[fname]
+    fn.__doc__ = "%s\n\nParameters\n----------\n%s\n" % (op.doc.strip(), op.describe_params())
+    return fn
+
+
+def populate(module_dict, submodules, invoke):
+    """Put a function for every registered name into a namespace and its sub-namespaces.
+
+    Names already in the namespace (hand-written helpers) are kept. Returns every
+    generated function by its registered name."""
+    made = {}
+    for name, op in registry.items():
+        ns, short = namespace_of(name)
+        fn = make_function(op, name if name.isidentifier() else "_op", invoke)
+        made[name] = fn
+        module_dict.setdefault(name, fn)
+        if ns is not None and ns in submodules:
+            submodules[ns].__dict__.setdefault(short, fn)
+    return made

@@ -1,0 +1,298 @@
+"""Element-wise operators: unary math, ``elemwise_*``, ``broadcast_*`` and the scalar family.
+
+MXNet keeps the input dtype in all of them: comparisons give 0/1 in the input dtype,
+an integer array with a float scalar stays integer. ``elemwise_*`` requires equal shapes
+(no broadcasting, as the hybridization tutorial warns); ``broadcast_*`` broadcasts.
+"""
+import torch
+
+from ..base import MXNetError
+from .registry import Float, Int, register
+
+# ----------------------------------------------------------------------------- unary
+def _keep_dtype(fn):
+    """Apply a float function to any dtype, returning the input dtype as MXNet does."""
+    def run(data):
+        if data.is_floating_point():
+            return fn(data)
+        return fn(data.double()).to(data.dtype)
+    return run
+
+
+def _unary(name, fn, aliases=(), doc="", differentiable=True):
+    impl = _keep_dtype(fn)
+    impl.__doc__ = doc or "Element-wise %s, as MXNet's ``%s``." % (name, name)
+    register(name, aliases=aliases, differentiable=differentiable)(impl)
+
+
+def _softsign(x):
+    return x / (1 + x.abs())
+
+
+def _hard_sigmoid(x, alpha=0.2, beta=0.5):
+    return torch.clamp(alpha * x + beta, 0.0, 1.0)
+
+
+def _rcbrt(x):
+    return 1.0 / torch.sign(x) / x.abs().pow(1.0 / 3)
+
+
+def _cbrt(x):
+    return torch.sign(x) * x.abs().pow(1.0 / 3)
+
+
+def _round_half_away(x):
+    """MXNet's ``round``: halves round away from zero (torch rounds half to even)."""
+    return torch.sign(x) * torch.floor(x.abs() + 0.5)
+
+
+def _log_sigmoid(x):
+    return torch.nn.functional.logsigmoid(x)
+
+
+def _mish(x):
+    return x * torch.tanh(torch.nn.functional.softplus(x))
+
+
+_UNARY = {
+    "relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "exp": torch.exp,
+    "abs": torch.abs, "square": torch.square, "negative": torch.neg, "sign": torch.sign,
+    "floor": torch.floor, "ceil": torch.ceil, "round": _round_half_away, "rint": torch.round,
+    "fix": torch.trunc, "trunc": torch.trunc, "softsign": _softsign, "erf": torch.erf,
+    "erfinv": torch.erfinv, "sin": torch.sin, "cos": torch.cos, "tan": torch.tan,
+    "arcsin": torch.asin, "arccos": torch.acos, "arctan": torch.atan, "sinh": torch.sinh,
+    "cosh": torch.cosh, "arcsinh": torch.asinh, "arccosh": torch.acosh, "arctanh": torch.atanh,
+    "expm1": torch.expm1, "log": torch.log, "log2": torch.log2, "log10": torch.log10,
+    "log1p": torch.log1p, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "cbrt": _cbrt, "rcbrt": _rcbrt,
+    "reciprocal": torch.reciprocal, "gamma": lambda x: torch.exp(torch.lgamma(x)) * _gamma_sign(x),
+    "gammaln": torch.lgamma, "degrees": torch.rad2deg, "radians": torch.deg2rad,
+    "log_sigmoid": _log_sigmoid, "mish": _mish,
+}
+
+
+def _gamma_sign(x):
+    # Gamma is negative on (-1, 0), (-3, -2), ...: sign flips with floor(x) for x < 0
+    neg = (x < 0) & (torch.remainder(torch.floor(x), 2) != 0)
+    return torch.where(neg, -torch.ones_like(x), torch.ones_like(x))
+
+
+for _name, _fn in _UNARY.items():
+    _unary(_name, _fn)
+
+
+@register("hard_sigmoid", params=dict(alpha=Float(0.2), beta=Float(0.5)))
+def hard_sigmoid(data, *, alpha, beta):
+    """``max(0, min(1, alpha * x + beta))``."""
+    return _keep_dtype(lambda x: _hard_sigmoid(x, alpha, beta))(data)
+
+
+@register("_copy", aliases=["identity"])
+def copy(data):
+    """A copy of the input (``identity``)."""
+    return data.clone()
+
+
+class _BlockGradFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):  # pylint: disable=arguments-differ
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):  # pylint: disable=arguments-differ
+        return torch.zeros_like(g)
+
+
+@register("BlockGrad", aliases=["stop_gradient"])
+def block_grad(data):
+    """Identity forward; zero gradient backward."""
+    return _BlockGradFn.apply(data) if data.requires_grad else data.clone()
+
+
+class _ConstantLikeFn(torch.autograd.Function):
+    """A constant of the input's shape that stays in the graph with a zero gradient,
+    so that backward through it gives zeros (as MXNet) rather than an error."""
+
+    @staticmethod
+    def forward(ctx, x, value):  # pylint: disable=arguments-differ
+        return torch.full_like(x, value)
+
+    @staticmethod
+    def backward(ctx, g):  # pylint: disable=arguments-differ
+        return torch.zeros_like(g), None
+
+
+def constant_like(data, value):
+    return _ConstantLikeFn.apply(data, value) if data.requires_grad else torch.full_like(data, value)
+
+
+@register("zeros_like")
+def zeros_like(data):
+    """Zeros of the input's shape and dtype."""
+    return constant_like(data, 0)
+
+
+@register("ones_like")
+def ones_like(data):
+    """Ones of the input's shape and dtype."""
+    return constant_like(data, 1)
+
+
+# ----------------------------------------------------------------------------- binary
+def _check_dtypes(name, lhs, rhs):
+    if lhs.dtype != rhs.dtype:
+        raise MXNetError("Operator %s: incompatible input dtypes, lhs is %s and rhs is %s"
+                         % (name, str(lhs.dtype).replace("torch.", ""), str(rhs.dtype).replace("torch.", "")))
+
+
+def _mxnet_mod(a, b):
+    """MXNet's ``mod``: the result has the sign of the divisor, like numpy's ``%``."""
+    return torch.remainder(a, b)
+
+
+def _div(a, b):
+    if a.is_floating_point():
+        return a / b
+    return torch.div(a, b, rounding_mode="trunc")
+
+
+def _as_dtype(fn):
+    def run(a, b):
+        r = fn(a, b)
+        return r if r.dtype == a.dtype else r.to(a.dtype)
+    return run
+
+
+_BINARY = {
+    "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": _div, "mod": _mxnet_mod,
+    "power": torch.pow, "maximum": torch.maximum, "minimum": torch.minimum, "hypot": torch.hypot,
+    "equal": torch.eq, "not_equal": torch.ne, "greater": torch.gt, "greater_equal": torch.ge,
+    "lesser": torch.lt, "lesser_equal": torch.le,
+    "logical_and": lambda a, b: (a != 0) & (b != 0), "logical_or": lambda a, b: (a != 0) | (b != 0),
+    "logical_xor": lambda a, b: (a != 0) ^ (b != 0),
+}
+# MXNet's non-broadcasting registrations: elemwise_add and the old _plus/_Plus names
+_ELEMWISE_NAMES = {
+    "add": ("elemwise_add", ["_add", "_plus", "_Plus"]), "sub": ("elemwise_sub", ["_sub", "_minus", "_Minus"]),
+    "mul": ("elemwise_mul", ["_mul", "_Mul"]), "div": ("elemwise_div", ["_div", "_Div"]),
+    "mod": ("_mod", ["_Mod"]), "power": ("_power", ["_Power"]), "maximum": ("_maximum", ["_Maximum"]),
+    "minimum": ("_minimum", ["_Minimum"]), "hypot": ("_hypot", ["_Hypot"]), "equal": ("_equal", ["_Equal"]),
+    "not_equal": ("_not_equal", ["_Not_Equal"]), "greater": ("_greater", ["_Greater"]),
+    "greater_equal": ("_greater_equal", ["_Greater_Equal"]), "lesser": ("_lesser", ["_Lesser"]),
+    "lesser_equal": ("_lesser_equal", ["_Lesser_Equal"]), "logical_and": ("_logical_and", ["_Logical_And"]),
+    "logical_or": ("_logical_or", ["_Logical_Or"]), "logical_xor": ("_logical_xor", ["_Logical_Xor"]),
+}
+
+
+def _make_broadcast(name, fn):
+    fn = _as_dtype(fn)
+
+    def impl(lhs, rhs):
+        _check_dtypes(name, lhs, rhs)
+        return fn(lhs, rhs)
+    impl.__doc__ = "Element-wise %s of two arrays with numpy broadcasting." % name
+    return impl
+
+
+def _make_elemwise(name, fn):
+    fn = _as_dtype(fn)
+
+    def impl(lhs, rhs):
+        if lhs.shape != rhs.shape:
+            raise MXNetError("Operator %s: shapes must be equal (no broadcasting), got lhs %s and rhs %s"
+                             % (name, tuple(lhs.shape), tuple(rhs.shape)))
+        _check_dtypes(name, lhs, rhs)
+        return fn(lhs, rhs)
+    impl.__doc__ = "Element-wise %s of two arrays of the same shape." % name
+    return impl
+
+
+for _key, _fn in _BINARY.items():
+    register("broadcast_" + _key, inputs=("lhs", "rhs"),
+             aliases=["broadcast_plus"] if _key == "add" else ["broadcast_minus"] if _key == "sub" else [])(
+        _make_broadcast("broadcast_" + _key, _fn))
+    _ename, _aliases = _ELEMWISE_NAMES[_key]
+    register(_ename, inputs=("lhs", "rhs"), aliases=_aliases)(_make_elemwise(_ename, _fn))
+
+
+# ----------------------------------------------------------------------------- with a scalar
+def _scalar_fn(fn, reflected=False):
+    def impl(data, *, scalar):
+        if data.is_floating_point():
+            s = scalar
+        else:
+            s = int(scalar) if float(scalar).is_integer() else scalar
+        r = fn(s, data) if reflected else fn(data, s)
+        if not isinstance(r, torch.Tensor):
+            r = torch.as_tensor(r)
+        return r if r.dtype == data.dtype else r.to(data.dtype)
+    return impl
+
+
+def _rpow(s, x):
+    return torch.pow(s, x)
+
+
+def _rmod(s, x):
+    return torch.remainder(torch.full_like(x, s), x)
+
+
+_SCALAR = {
+    "_plus_scalar": (torch.add, False, ["_PlusScalar"]), "_minus_scalar": (torch.sub, False, ["_MinusScalar"]),
+    "_rminus_scalar": (lambda s, x: torch.sub(s, x) if isinstance(s, torch.Tensor) else s - x, True, ["_RMinusScalar"]),
+    "_mul_scalar": (torch.mul, False, ["_MulScalar"]), "_div_scalar": (_div, False, ["_DivScalar"]),
+    "_rdiv_scalar": (lambda s, x: s / x if x.is_floating_point() else torch.div(torch.full_like(x, s), x, rounding_mode="trunc"), True, ["_RDivScalar"]),
+    "_mod_scalar": (_mxnet_mod, False, ["_ModScalar"]), "_rmod_scalar": (_rmod, True, ["_RModScalar"]),
+    "_power_scalar": (torch.pow, False, ["_PowerScalar"]), "_rpower_scalar": (_rpow, True, ["_RPowerScalar"]),
+    "_maximum_scalar": (torch.clamp_min, False, ["_MaximumScalar"]),
+    "_minimum_scalar": (torch.clamp_max, False, ["_MinimumScalar"]),
+    "_hypot_scalar": (lambda x, s: torch.hypot(x, torch.full_like(x, s)), False, ["_HypotScalar"]),
+    "_equal_scalar": (torch.eq, False, ["_EqualScalar"]), "_not_equal_scalar": (torch.ne, False, ["_NotEqualScalar"]),
+    "_greater_scalar": (torch.gt, False, ["_GreaterScalar"]),
+    "_greater_equal_scalar": (torch.ge, False, ["_GreaterEqualScalar"]),
+    "_lesser_scalar": (torch.lt, False, ["_LesserScalar"]),
+    "_lesser_equal_scalar": (torch.le, False, ["_LesserEqualScalar"]),
+    "_logical_and_scalar": (lambda x, s: (x != 0) & bool(s), False, ["_LogicalAndScalar"]),
+    "_logical_or_scalar": (lambda x, s: (x != 0) | bool(s), False, ["_LogicalOrScalar"]),
+    "_logical_xor_scalar": (lambda x, s: (x != 0) ^ bool(s), False, ["_LogicalXorScalar"]),
+}
+
+for _name, (_fn, _refl, _aliases) in _SCALAR.items():
+    _impl = _scalar_fn(_fn, _refl)
+    _impl.__doc__ = "Element-wise operation of an array with a scalar (``%s``)." % _name
+    register(_name, params=dict(scalar=Float(1.0)), aliases=_aliases)(_impl)
+
+
+@register("smooth_l1", params=dict(scalar=Float(1.0)))
+def smooth_l1(data, *, scalar):
+    """MXNet's smooth L1: ``0.5*(sigma*x)^2`` if ``|x| < 1/sigma^2`` else ``|x| - 0.5/sigma^2``."""
+    s2 = scalar * scalar
+    ax = data.abs()
+    return torch.where(ax < 1.0 / s2, 0.5 * s2 * data * data, ax - 0.5 / s2)
+
+
+@register("add_n", variadic="num_args", params=dict(num_args=Int()),
+          aliases=["ElementWiseSum", "_internal_add_n"])
+def add_n(*args, num_args):
+    """The sum of all inputs (same shapes)."""
+    out = args[0]
+    for a in args[1:]:
+        out = out + a
+    return out if len(args) > 1 else out.clone()
+
+
+@register("where", inputs=("condition", "x", "y"))
+def where(condition, x, y):
+    """``x`` where ``condition`` is non-zero, else ``y``; a 1-d condition selects rows."""
+    if condition.dim() == 1 and x.dim() > 1:
+        condition = condition.reshape((-1,) + (1,) * (x.dim() - 1))
+    elif condition.shape != x.shape:
+        raise MXNetError("Operator where: condition shape %s must equal x shape %s or be 1-d of length %d"
+                         % (tuple(condition.shape), tuple(x.shape), x.shape[0]))
+    return torch.where(condition != 0, x, y)
+
+
+@register("clip", params=dict(a_min=Float(), a_max=Float()))
+def clip(data, *, a_min, a_max):
+    """Clip values into ``[a_min, a_max]`` (gradient passes inside the interval)."""
+    return torch.clamp(data, a_min, a_max)
+

@@ -1,0 +1,59 @@
+"""Neural-network layer operators: FullyConnected, Activation, ...
+
+Each layer with parameters also declares ``infer_args``: given the data shape it fills
+in the weight and bias shapes, which is what deferred initialisation and
+``Symbol.infer_shape`` need (MXNet's backward shape inference).
+"""
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ..base import MXNetError
+from .registry import Bool, Int, Str, register
+
+
+def known(shape):
+    """True when a shape is given and has no unknown (0) dimension."""
+    return shape is not None and all(d > 0 for d in shape)
+
+
+def _fc_inputs(attrs):
+    return ("data", "weight") if attrs["no_bias"] else ("data", "weight", "bias")
+
+
+def _fc_infer_args(attrs, shapes):
+    data = shapes[0]
+    if data is None:
+        return shapes
+    n = attrs["num_hidden"]
+    in_units = int(np.prod(data[1:])) if attrs["flatten"] else data[-1]
+    shapes = list(shapes)
+    shapes[1] = (n, in_units)
+    if not attrs["no_bias"]:
+        shapes[2] = (n,)
+    return shapes
+
+
+@register("FullyConnected", inputs=_fc_inputs, infer_args=_fc_infer_args,
+          params=dict(num_hidden=Int(), no_bias=Bool(False), flatten=Bool(True)))
+def fully_connected(data, weight, bias=None, *, num_hidden, no_bias, flatten):
+    """``Y = X W^T + b``; with ``flatten`` the data is first collapsed to 2-d."""
+    x = data.reshape(data.shape[0], -1) if flatten and data.dim() != 2 else data
+    if weight.shape[0] != num_hidden or x.shape[-1] != weight.shape[-1]:
+        raise MXNetError("Operator FullyConnected: Shape inconsistent, Provided weight = %s, inferred shape=(%d, %d) "
+                         "from data %s and num_hidden=%d"
+                         % (tuple(weight.shape), num_hidden, x.shape[-1], tuple(data.shape), num_hidden))
+    return F.linear(x, weight, bias)
+
+
+_ACTIVATIONS = {
+    "relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
+    "softrelu": F.softplus, "softsign": F.softsign, "log_sigmoid": F.logsigmoid,
+    "mish": F.mish,
+}
+
+
+@register("Activation", params=dict(act_type=Str(choices=tuple(_ACTIVATIONS))))
+def activation(data, *, act_type):
+    """Element-wise activation: relu, sigmoid, tanh, softrelu (softplus), softsign, ..."""
+    return _ACTIVATIONS[act_type](data)

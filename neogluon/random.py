@@ -1,0 +1,1 @@
+"""``mx.random``: seeding and sampling (in progress)."""

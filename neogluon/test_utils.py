@@ -1,0 +1,1 @@
+"""``mx.test_utils`` (in progress)."""
