@@ -3,4 +3,5 @@
 Importing this package registers every operator; the modules are grouped by kind."""
 from . import registry
 from .registry import get, exists, list_operators
-from . import creation, elemwise, nn  # noqa: F401  (registration side effects)
+from . import (creation, elemwise, reduce, shape, indexing, linalg, nn, conv, norm, loss,  # noqa: F401
+               rnn, random, optimizer_ops)

@@ -1,0 +1,1 @@
+"""Convolution, deconvolution, pooling, up-sampling and resizing operators."""

@@ -1,0 +1,1 @@
+"""Indexing operators: take, pick, one_hot, gather_nd, Embedding, Sequence*, ..."""

@@ -1,0 +1,1 @@
+"""Normalisation, activation-like layers and softmax: BatchNorm, LayerNorm, Dropout, LeakyReLU, softmax, ..."""

@@ -1,0 +1,1 @@
+"""Sampling operators: _random_*, _sample_*, _shuffle."""

@@ -1,0 +1,1 @@
+"""Reductions, sorting and arg-functions: sum, mean, max, norm, argmax, topk, sort, ..."""

@@ -1,0 +1,1 @@
+"""The fused RNN operator with cuDNN's flat parameter layout."""
