@@ -46,14 +46,14 @@ def fully_connected(data, weight, bias=None, *, num_hidden, no_bias, flatten):
     return F.linear(x, weight, bias)
 
 
+# MXNet 1.9.1's act_type choices (log_sigmoid and mish came later, in 2.0)
 _ACTIVATIONS = {
-    "relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
-    "softrelu": F.softplus, "softsign": F.softsign, "log_sigmoid": F.logsigmoid,
-    "mish": F.mish,
+    "relu": torch.relu, "sigmoid": torch.sigmoid, "softrelu": F.softplus,
+    "softsign": F.softsign, "tanh": torch.tanh,
 }
 
 
 @register("Activation", params=dict(act_type=Str(choices=tuple(_ACTIVATIONS))))
 def activation(data, *, act_type):
-    """Element-wise activation: relu, sigmoid, tanh, softrelu (softplus), softsign, ..."""
+    """Element-wise activation: relu, sigmoid, softrelu (``log(1 + exp(x))``), softsign or tanh."""
     return _ACTIVATIONS[act_type](data)
