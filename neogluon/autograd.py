@@ -1,10 +1,14 @@
 """MXNet's autograd API (``mx.autograd``) on top of torch autograd.
 
 MXNet records only inside ``record()``; outside it, operators build no graph even on
-arrays with gradients attached. Gradients land in each variable's ``.grad`` buffer
-according to its ``grad_req``: 'write' overwrites, 'add' accumulates, 'null' skips.
-The training flag (``is_training``) is separate from recording and selects the
-behaviour of Dropout and BatchNorm.
+arrays with gradients attached. A variable (``attach_grad`` / ``mark_variables``) is a
+torch leaf tensor with a post-accumulate hook: each ``backward`` hands the leaf's
+gradient to the variable's ``.grad`` buffer according to its ``grad_req`` ('write'
+overwrites, 'add' accumulates, 'null' records nothing), and only variables the graph
+reaches are touched, as in MXNet. ``backward`` without ``retain_graph`` frees the
+graph: backward through the same heads again raises MXNetError. The training flag
+(``is_training``) is separate from recording and selects the behaviour of Dropout and
+BatchNorm.
 """
 import threading
 import weakref
@@ -17,6 +21,17 @@ __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_
            "set_recording", "set_training", "mark_variables", "backward", "grad", "Function",
            "get_symbol"]
 
+GRAD_REQS = ("write", "add", "null")
+
+_NOT_IN_GRAPH = ("Cannot differentiate node because it is not in a computational graph. You need to set "
+                 "is_recording to true or use autograd.record() to save computational graphs for backward. "
+                 "If you want to differentiate the same graph twice, you need to pass retain_graph=True to "
+                 "backward.")
+_ASSIGN_IN_GRAPH = ("Assigning to NDArrays that are already in a computational graph will cause undefined "
+                    "behavior when evaluating gradients. Please call backward first to clear the graph or do "
+                    "this out of a record section.")
+_INPLACE_RECORDED = "Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with autograd."
+
 
 class _State(threading.local):
     recording = False
@@ -24,15 +39,15 @@ class _State(threading.local):
 
 
 STATE = _State()
-# every array with a gradient buffer (attach_grad / mark_variables), to deliver gradients to
-_VARIABLES = weakref.WeakSet()
 
 
 def is_recording():
+    """Whether operators are being recorded for gradient computation."""
     return STATE.recording
 
 
 def is_training():
+    """Whether operators run in training mode (Dropout drops, BatchNorm uses batch statistics)."""
     return STATE.training
 
 
@@ -49,15 +64,16 @@ def set_training(train_mode):  # pylint: disable=redefined-outer-name
 
 
 class _RecordingStateScope:
-    """Scope that sets recording and/or training and restores them on exit."""
+    """Scope that sets recording and/or training (None leaves one as is) and restores both on exit."""
+    __slots__ = ("_enter_is_record", "_enter_train_mode", "_prev")
 
     def __init__(self, is_record, train_mode):  # pylint: disable=redefined-outer-name
         self._enter_is_record = is_record
         self._enter_train_mode = train_mode
-        self._prev = None
+        self._prev = []
 
     def __enter__(self):
-        self._prev = (STATE.recording, STATE.training)
+        self._prev.append((STATE.recording, STATE.training))
         if self._enter_is_record is not None:
             STATE.recording = self._enter_is_record
         if self._enter_train_mode is not None:
@@ -65,7 +81,7 @@ class _RecordingStateScope:
         return self
 
     def __exit__(self, *exc):
-        STATE.recording, STATE.training = self._prev
+        STATE.recording, STATE.training = self._prev.pop()
 
 
 def record(train_mode=True):  # pylint: disable=redefined-outer-name
@@ -92,8 +108,9 @@ def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+# ----------------------------------------------------------------------------- variables
 def mark_variables(variables, gradients, grad_reqs="write"):
-    """Mark arrays as variables whose gradients are written to ``gradients``."""
+    """Mark arrays as variables whose gradients are written to ``gradients`` by ``backward``."""
     variables, gradients = _as_list(variables), _as_list(gradients)
     if isinstance(grad_reqs, str):
         grad_reqs = [grad_reqs] * len(variables)
@@ -101,128 +118,187 @@ def mark_variables(variables, gradients, grad_reqs="write"):
         raise MXNetError("mark_variables: %d variables, %d gradients and %d grad_reqs must match"
                          % (len(variables), len(gradients), len(grad_reqs)))
     for var, g, req in zip(variables, gradients, grad_reqs):
-        var._mark_variable(g, req)
+        _mark(var, g, req)
 
 
-def _variables():
-    return [v for v in list(_VARIABLES) if v._grad_req != "null" and v._t.requires_grad]
+def _mark(var, grad_buf, grad_req):
+    """Make ``var`` a fresh leaf (same storage) whose gradients go to ``grad_buf``."""
+    if grad_req not in GRAD_REQS:
+        raise MXNetError("grad_req must be one of %s, got %r" % (", ".join(map(repr, GRAD_REQS)), grad_req))
+    t = var._t.detach()
+    if grad_req != "null" and t.is_floating_point():
+        t.requires_grad_(True)
+        t.register_post_accumulate_grad_hook(_grad_hook(weakref.ref(var)))
+    var._t = t
+    var._grad = None if grad_req == "null" else grad_buf
+    var._grad_req = grad_req
 
 
+def _grad_hook(var_ref):
+    """Called by torch once a backward pass has summed a leaf's gradient into ``leaf.grad``."""
+    def deliver(leaf):
+        g, leaf.grad = leaf.grad, None
+        var = var_ref()
+        if var is None or var._t is not leaf or var._grad is None:
+            return
+        with torch.no_grad():
+            if var._grad_req == "add":
+                var._grad._t.add_(g)
+            else:
+                var._grad._t.copy_(g)
+    return deliver
+
+
+def check_assign(target, value=None):
+    """While recording, MXNet refuses to write into an array that is part of a graph
+    (a variable or a recorded result), or to write a recorded value in place."""
+    if target.requires_grad:
+        raise MXNetError(_ASSIGN_IN_GRAPH)
+    if value is not None and value.requires_grad:
+        raise MXNetError(_INPLACE_RECORDED)
+
+
+# ----------------------------------------------------------------------------- backward
 def _heads_and_grads(heads, head_grads):
     heads = _as_list(heads)
-    if head_grads is None:
-        head_grads = [None] * len(heads)
-    else:
-        head_grads = _as_list(head_grads)
-        if len(head_grads) != len(heads):
-            raise MXNetError("backward: %d heads but %d head gradients" % (len(heads), len(head_grads)))
+    head_grads = [None] * len(heads) if head_grads is None else _as_list(head_grads)
+    if len(head_grads) != len(heads):
+        raise MXNetError("heads and head_grads must be lists of the same length: %d heads, %d head gradients"
+                         % (len(heads), len(head_grads)))
     ts, gs = [], []
     for h, g in zip(heads, head_grads):
         t = h._t
         if not t.requires_grad:
-            raise MXNetError("Cannot differentiate node because it is not in a computational graph. "
-                             "You need to set is_recording to true or use autograd.record() to save "
-                             "computational graphs for backward. If you want to differentiate the same "
-                             "graph twice, you need to pass retain_graph=True to backward.")
+            raise MXNetError(_NOT_IN_GRAPH)
+        if g is not None and g._t.shape != t.shape:
+            raise MXNetError("backward: the head gradient has shape %s but the head has shape %s"
+                             % (tuple(g._t.shape), tuple(t.shape)))
         ts.append(t)
-        gs.append(torch.ones_like(t) if g is None else g._t.to(t.dtype))
-    return ts, gs
+        gs.append(torch.ones_like(t) if g is None else g._t.detach().to(t.dtype))
+    return heads, ts, gs
+
+
+def _backward_error(err):
+    msg = str(err).split("\n")[0]
+    if "second time" in msg or "freed" in msg:
+        return MXNetError(_NOT_IN_GRAPH)
+    return MXNetError("autograd backward failed: %s" % msg)
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name
-    """Compute gradients of ``heads`` and deliver them to every marked variable's ``.grad``."""
-    ts, gs = _heads_and_grads(heads, head_grads)
-    variables = _variables()
-    if not variables:
-        return
-    prev = set_training(train_mode)
-    try:
-        grads = torch.autograd.grad(ts, [v._t for v in variables], gs, retain_graph=retain_graph,
-                                    allow_unused=True)
-    except RuntimeError as e:
-        raise MXNetError("backward failed: %s" % str(e).split("\n")[0]) from None
-    finally:
-        set_training(prev)
-    for v, g in zip(variables, grads):
-        v._deliver_grad(g)
+    """Compute the gradients of ``heads`` and deliver them to the ``.grad`` of every
+    variable the graph reaches; without ``retain_graph`` the graph is freed."""
+    heads, ts, gs = _heads_and_grads(heads, head_grads)
+    with _RecordingStateScope(False, train_mode):
+        try:
+            torch.autograd.backward(ts, gs, retain_graph=retain_graph)
+        except RuntimeError as e:
+            raise _backward_error(e) from None
+    if not retain_graph:
+        for h in heads:
+            if not h._t.is_leaf:
+                h._t = h._t.detach()
 
 
-def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name
-    """Gradients of ``heads`` with respect to ``variables``, returned (not stored).
-
-    With ``create_graph=True`` the result is itself recorded, for higher-order gradients."""
+def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=False,
+         train_mode=True):  # pylint: disable=redefined-outer-name
+    """Gradients of ``heads`` with respect to ``variables``, returned as a list of new
+    arrays (``.grad`` buffers are untouched). With ``create_graph=True`` the gradients
+    are themselves recorded, for higher-order gradients."""
     from .ndarray.ndarray import NDArray
-    single = not isinstance(variables, (list, tuple))
     variables = _as_list(variables)
-    ts, gs = _heads_and_grads(heads, head_grads)
+    if not variables:
+        raise MXNetError("autograd.grad: variables cannot be an empty list")
+    _, ts, gs = _heads_and_grads(heads, head_grads)
     if retain_graph is None:
         retain_graph = create_graph
-    prev = set_training(train_mode)
-    try:
-        grads = torch.autograd.grad(ts, [v._t for v in variables], gs, retain_graph=retain_graph,
-                                    create_graph=create_graph, allow_unused=True)
-    except RuntimeError as e:
-        raise MXNetError("autograd.grad failed: %s" % str(e).split("\n")[0]) from None
-    finally:
-        set_training(prev)
-    out = [NDArray(torch.zeros_like(v._t) if g is None else g) for v, g in zip(variables, grads)]
-    return out[0] if single else out
+    with _RecordingStateScope(False, train_mode):
+        try:
+            grads = torch.autograd.grad(ts, [v._t for v in variables], gs, retain_graph=retain_graph,
+                                        create_graph=create_graph, allow_unused=True)
+        except RuntimeError as e:
+            raise _backward_error(e) from None
+    return [NDArray(torch.zeros_like(v._t) if g is None else g) for v, g in zip(variables, grads)]
 
 
 def get_symbol(x):
+    """MXNet returns the recorded graph of ``x`` as a Symbol; torch autograd keeps no
+    symbolic graph, so neogluon raises MXNetError and points to ``hybridize``."""
     raise MXNetError("autograd.get_symbol is not supported: neogluon records with torch autograd, "
                      "which keeps no symbolic graph; hybridize a HybridBlock to get a Symbol")
+
+
+# ----------------------------------------------------------------------------- Function
+class FunctionReuseError(MXNetError, AssertionError):
+    """An ``autograd.Function`` instance was called twice (MXNet asserts)."""
+
+
+class _FunctionBridge(torch.autograd.Function):
+    """Runs a user ``autograd.Function``'s forward and backward on NDArrays inside torch autograd."""
+
+    @staticmethod
+    def forward(ctx, func, *ts):  # pylint: disable=arguments-differ
+        from .ndarray.ndarray import NDArray
+        with pause(train_mode=STATE.training):
+            outs = func.forward(*[NDArray(t) for t in ts])
+        func._single_output = isinstance(outs, NDArray)
+        outs = [outs] if func._single_output else list(outs)
+        ctx.func, ctx.num_inputs = func, len(ts)
+        return tuple(_fresh(o._t, ts) for o in outs)
+
+    @staticmethod
+    def backward(ctx, *gs):  # pylint: disable=arguments-differ
+        from .ndarray.ndarray import NDArray
+        func = ctx.func
+        with pause(train_mode=STATE.training):
+            res = func.backward(*[NDArray(g) for g in gs])
+        res = [res] if isinstance(res, NDArray) else list(res)
+        if len(res) != ctx.num_inputs:
+            raise MXNetError("%s.backward must return exactly the same number of NDArrays as the number of "
+                             "NDArrays arguments to forward. Expecting %d got %d"
+                             % (type(func).__name__, ctx.num_inputs, len(res)))
+        for r in res:
+            if not isinstance(r, NDArray):
+                raise MXNetError("autograd.Function.backward must return NDArrays, not %s" % type(r).__name__)
+        return (None,) + tuple(r._t for r in res)
+
+
+def _fresh(t, inputs):
+    """An output tensor distinct from the inputs (torch needs a returned input copied)."""
+    return t.clone() if any(t is x for x in inputs) else t
 
 
 class Function:
     """A user-defined differentiable function (MXNet's ``autograd.Function``).
 
     Subclass it with ``forward(self, *inputs)`` and ``backward(self, *output_grads)``
-    working on NDArrays; ``save_for_backward`` keeps arrays for ``backward``."""
+    working on NDArrays; ``save_for_backward`` keeps arrays for ``backward``. Each
+    instance may be called once. Outside ``record()`` the call is just ``forward``."""
 
     def __init__(self):
-        self.saved_tensors = ()
         self._used = False
+        self._single_output = True
+        self.saved_tensors = ()
 
     def save_for_backward(self, *args):
         self.saved_tensors = args
 
     def forward(self, *inputs):
-        raise MXNetError("%s must define forward" % type(self).__name__)
+        """Compute the outputs from the input NDArrays (override this)."""
+        raise MXNetError("%s must override forward" % type(self).__name__)
 
     def backward(self, *output_grads):
-        raise MXNetError("%s must define backward" % type(self).__name__)
+        """Return one input gradient per forward input (override this)."""
+        raise MXNetError("%s must override backward" % type(self).__name__)
 
     def __call__(self, *inputs):
         from .ndarray.ndarray import NDArray
         if self._used:
-            raise MXNetError("Each autograd.Function object can only be called once: create a new one per call")
+            raise FunctionReuseError("Each Function instance can only be called once. Please create another instance.")
         self._used = True
-        func = self
-
-        class _Bridge(torch.autograd.Function):
-            @staticmethod
-            def forward(ctx, *ts):  # pylint: disable=arguments-differ
-                with _RecordingStateScope(False, None):
-                    outs = func.forward(*[NDArray(t.detach()) for t in ts])
-                single = isinstance(outs, NDArray)
-                ctx.single = single
-                outs = [outs] if single else list(outs)
-                return tuple(o._t.clone() for o in outs)
-
-            @staticmethod
-            def backward(ctx, *gs):  # pylint: disable=arguments-differ
-                with _RecordingStateScope(False, None):
-                    res = func.backward(*[NDArray(g) for g in gs])
-                res = [res] if isinstance(res, NDArray) else list(res)
-                if len(res) != len(inputs):
-                    raise MXNetError("%s.backward returned %d gradients for %d inputs"
-                                     % (type(func).__name__, len(res), len(inputs)))
-                return tuple(None if r is None else r._t for r in res)
-
-        ts = [x._t for x in inputs]
         if not STATE.recording:
-            ts = [t.detach() for t in ts]
-        outs = _Bridge.apply(*ts)
-        outs = [NDArray(o) for o in outs]
-        return outs[0] if len(outs) == 1 else outs
+            with pause(train_mode=STATE.training):
+                return self.forward(*inputs)
+        outs = _FunctionBridge.apply(self, *[x._t for x in inputs])
+        outs = tuple(NDArray(o) for o in outs)
+        return outs[0] if self._single_output else outs

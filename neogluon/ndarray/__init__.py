@@ -6,7 +6,9 @@
 import types
 
 import numpy as np
+from numpy.lib.array_utils import normalize_axis_tuple
 import torch
+import torch.utils.dlpack
 
 from .. import operator as _operator  # noqa: F401  (registers the operators)
 from ..base import MXNetError, numeric_types, torch_dtype
@@ -53,9 +55,7 @@ def array(source_array, ctx=None, dtype=None):
             raise TypeError("source_array must be array like object, got %s" % type(source_array).__name__) from None
         if src.dtype == object:
             raise TypeError("source_array must be array like object of numbers, got %r" % (source_array,))
-        src = torch.from_numpy(np.ascontiguousarray(src))
-    if src.dim() == 0:
-        src = src.reshape(1)
+        src = torch.from_numpy(np.ascontiguousarray(src).reshape(src.shape))  # keeps 0-d arrays 0-d
     t = src.to(device=as_context(ctx).torch_device, dtype=torch_dtype(dtype), copy=True)
     return NDArray(t)
 
@@ -64,8 +64,14 @@ def _shape(shape):
     return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
 
 
+def _check_stype(stype):
+    if stype not in (None, "default"):
+        raise MXNetError("stype %r is not supported: neogluon arrays are dense ('default')" % (stype,))
+
+
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     """An array of zeros (float32 by default)."""
+    _check_stype(stype)
     return invoke("_zeros", (), dict(kwargs, shape=_shape(shape), ctx=_ctx_str(ctx), dtype=dtype or "float32"))
 
 
@@ -82,7 +88,7 @@ def full(shape, val, ctx=None, dtype=np.float32, out=None):
 
 def empty(shape, ctx=None, dtype=None, stype=None):
     """An uninitialised array (zeros here: torch memory is cheap to clear and never random)."""
-    return zeros(shape, ctx, dtype)
+    return zeros(shape, ctx, dtype, stype)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):
@@ -106,6 +112,82 @@ def waitall():
     """Wait for all pending computation (torch CUDA streams) to finish."""
     if torch.cuda.is_available() and torch.cuda.is_initialized():
         torch.cuda.synchronize()
+
+
+def from_numpy(ndarray, zero_copy=True):
+    """An NDArray sharing the memory of a C-contiguous numpy array (which becomes read-only
+    on the numpy side, as in MXNet); with ``zero_copy=False`` a copy keeping its dtype."""
+    if not zero_copy:
+        return array(ndarray, dtype=ndarray.dtype)
+    if not ndarray.flags["C_CONTIGUOUS"]:
+        raise ValueError("Only c-contiguous arrays are supported for zero-copy")
+    t = torch.from_numpy(ndarray)
+    ndarray.flags["WRITEABLE"] = False
+    return NDArray(t)
+
+
+def to_dlpack_for_read(data):
+    """A DLPack capsule viewing ``data`` (computation finished first)."""
+    return data.to_dlpack_for_read()
+
+
+def to_dlpack_for_write(data):
+    """A DLPack capsule through which ``data`` may be written."""
+    return data.to_dlpack_for_write()
+
+
+def from_dlpack(dlpack):
+    """An NDArray sharing the memory of a DLPack capsule (consumed once)."""
+    return NDArray(torch.utils.dlpack.from_dlpack(dlpack))
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    """Join a list of arrays along ``axis`` (same dtype, same other dimensions)."""
+    if not isinstance(arrays, list) or not arrays or not all(isinstance(a, NDArray) for a in arrays):
+        raise TypeError("concatenate expects a non-empty list of NDArrays")
+    if not always_copy and len(arrays) == 1:
+        return arrays[0]
+    first = arrays[0]
+    for a in arrays[1:]:
+        if a.dtype != first.dtype or a.ndim != first.ndim or \
+                a.shape[:axis] + a.shape[axis + 1:] != first.shape[:axis] + first.shape[axis + 1:]:
+            raise ValueError("concatenate along axis %d: arrays of shape %s (%s) and %s (%s) do not match"
+                             % (axis, first.shape, np.dtype(first.dtype).name, a.shape, np.dtype(a.dtype).name))
+    return invoke("Concat", arrays, {"dim": axis, "num_args": len(arrays)})
+
+
+def moveaxis(tensor, source, destination):
+    """Move axes of an array to new positions (numpy's ``moveaxis``); the others keep their order."""
+    try:
+        source = normalize_axis_tuple(source, tensor.ndim)
+        destination = normalize_axis_tuple(destination, tensor.ndim)
+    except np.exceptions.AxisError as e:
+        raise ValueError("moveaxis: %s" % e) from None
+    if len(source) != len(destination):
+        raise ValueError("`source` and `destination` arguments must have the same number of elements")
+    order = [n for n in range(tensor.ndim) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return invoke("transpose", (tensor,), {"axes": tuple(order)})
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split into equal sections (an int) or at the given indices (a tuple), as numpy's ``split``."""
+    if isinstance(indices_or_sections, int):
+        if ary.shape[axis] % indices_or_sections:
+            raise ValueError("array split does not result in an equal division")
+        size = ary.shape[axis] // indices_or_sections
+        indices = [i * size for i in range(indices_or_sections)]
+    elif isinstance(indices_or_sections, tuple):
+        indices = [0] + list(indices_or_sections)
+    else:
+        raise ValueError("indices_or_sections must either int or tuple of ints")
+    return invoke("_split_v2", (ary,), {"indices": tuple(indices), "axis": axis, "squeeze_axis": squeeze_axis})
+
+
+def onehot_encode(indices, out):
+    """Write the one-hot encoding of ``indices`` (depth ``out.shape[1]``) into ``out``."""
+    return invoke("one_hot", (indices,), {"depth": out.shape[1], "dtype": np.dtype(out.dtype).name}, out=out)
 
 
 def _binary_helper(lhs, rhs, op_nd, op_scalar, op_rscalar, fn):
@@ -140,7 +222,6 @@ modulo = _helper("modulo", "broadcast_mod", "_mod_scalar", "_rmod_scalar", _pyop
 power = _helper("power", "broadcast_power", "_power_scalar", "_rpower_scalar", _pyop.pow)
 maximum = _helper("maximum", "broadcast_maximum", "_maximum_scalar", "_maximum_scalar", max)
 minimum = _helper("minimum", "broadcast_minimum", "_minimum_scalar", "_minimum_scalar", min)
-hypot = _helper("hypot", "broadcast_hypot", "_hypot_scalar", "_hypot_scalar", lambda a, b: (a * a + b * b) ** 0.5)
 equal = _helper("equal", "broadcast_equal", "_equal_scalar", "_equal_scalar", lambda a, b: float(a == b))
 not_equal = _helper("not_equal", "broadcast_not_equal", "_not_equal_scalar", "_not_equal_scalar", lambda a, b: float(a != b))
 greater = _helper("greater", "broadcast_greater", "_greater_scalar", "_lesser_scalar", lambda a, b: float(a > b))

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from .. import autograd
-from ..base import MXNetError, integer_types, numeric_types
+from ..base import integer_types, numeric_types
 
 _STATE = autograd.STATE
 
@@ -62,7 +62,8 @@ def _convert_key(key, shape, device):
             else:
                 out.append(k)
         elif isinstance(k, numeric_types):
-            raise IndexError("only integers, slices, None, Ellipsis and integer arrays are valid indices, got %r" % (k,))
+            raise ValueError("NDArray does not support slicing with key %r of type %s: only integers, slices, "
+                             "None, Ellipsis and integer arrays are valid indices" % (k, type(k)))
         else:
             t = _index_tensor(k, device)
             if t.dtype != torch.bool:
@@ -104,16 +105,13 @@ def setitem(x, key, value):
         v = value
     else:
         v = torch.as_tensor(np.asarray(value), device=t.device).to(t.dtype)
+    if _STATE.recording:
+        autograd.check_assign(t, v if isinstance(v, torch.Tensor) else None)
     try:
-        if _STATE.recording and (t.requires_grad or isinstance(v, torch.Tensor) and v.requires_grad):
-            if t.is_leaf and t.requires_grad:
-                raise MXNetError("cannot assign into a variable with an attached gradient while recording")
+        with torch.no_grad():
             t[k] = v
-        else:
-            with torch.no_grad():
-                t[k] = v
     except RuntimeError as e:
-        raise MXNetError("cannot assign a value of shape %s to NDArray%s of shape %s: %s"
+        raise ValueError("cannot assign a value of shape %s to NDArray%s of shape %s: %s"
                          % (tuple(v.shape) if isinstance(v, torch.Tensor) else (), _fmt(key), x.shape,
                             str(e).split("\n")[0])) from None
 

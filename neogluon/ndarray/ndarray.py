@@ -1,12 +1,16 @@
 """``NDArray``: MXNet 1.9.1's n-dimensional array, wrapping one ``torch.Tensor``.
 
 Semantics follow MXNet, not torch, where they differ: ``dtype`` is a numpy type,
-arithmetic and comparisons keep the input dtype (comparisons give 0/1), there are no
-0-d arrays (an integer index of a 1-d array gives shape ``(1,)``), and operators are
-recorded for autograd only inside ``autograd.record()``.
+arithmetic and comparisons keep the input dtype (comparisons give 0/1; a float scalar
+meets an integer array as an integer), an integer index of a 1-d array gives shape
+``(1,)`` (only ``nd.array`` of a Python scalar is 0-d), operands other than NDArrays and
+numbers raise TypeError, and operators are recorded for autograd only inside
+``autograd.record()``, where writing into an array that is part of the graph raises.
 """
-import numpy as np
+import warnings
+
 import torch
+import torch.utils.dlpack
 
 from .. import autograd
 from ..base import MXNetError, numeric_types, np_type, torch_dtype, integer_types
@@ -31,22 +35,27 @@ class NDArray:
     # ------------------------------------------------------------------ properties
     @property
     def shape(self):
+        """The shape, a tuple of ints."""
         return tuple(self._t.shape)
 
     @property
     def dtype(self):
+        """The numpy type object of the elements (``numpy.float32``), as MXNet returns."""
         return np_type(self._t.dtype)
 
     @property
     def size(self):
+        """The number of elements."""
         return self._t.numel()
 
     @property
     def ndim(self):
+        """The number of dimensions."""
         return self._t.dim()
 
     @property
     def context(self):
+        """The device the array lives on (``cpu(0)``, ``gpu(i)``)."""
         dev = self._t.device
         return Context("gpu", dev.index or 0) if dev.type == "cuda" else Context("cpu", 0)
 
@@ -54,16 +63,19 @@ class NDArray:
 
     @property
     def stype(self):
+        """The storage type: always 'default' (dense) in neogluon."""
         return "default"
 
     @property
     def T(self):
+        """The transpose (the array itself when it has fewer than 2 dimensions), as MXNet."""
         if self.ndim < 2:
-            return self.copy()
-        return self.transpose()
+            return self
+        return invoke("transpose", (self,), {})
 
     @property
     def grad(self):
+        """The gradient buffer attached by ``attach_grad`` (None without one or with grad_req 'null')."""
         return self._grad
 
     @property
@@ -75,7 +87,9 @@ class NDArray:
         return True
 
     def __len__(self):
-        return self._t.shape[0] if self._t.dim() else 0
+        if not self._t.dim():
+            raise IndexError("len() of a 0-d NDArray: it has no first dimension")
+        return self._t.shape[0]
 
     def __iter__(self):
         for i in range(len(self)):
@@ -103,9 +117,6 @@ class NDArray:
     def __reduce__(self):
         return (_rebuild, (self.asnumpy(), str(self.context)))
 
-    def __getstate__(self):
-        return None
-
     def __dlpack__(self, *args, **kwargs):
         return self._t.detach().__dlpack__(*args, **kwargs)
 
@@ -122,33 +133,43 @@ class NDArray:
         return self._t.detach().cpu().numpy().copy()
 
     def asscalar(self):
+        """The value of a one-element array as a numpy scalar (``asnumpy()[0]``; MXNet
+        returns ``asnumpy()[()]``, the whole numpy array, for other shapes of size 1)."""
         if self.size != 1:
             raise ValueError("The current array is not a scalar")
-        return self.asnumpy().reshape(())[()]
+        a = self.asnumpy()
+        return a[0] if a.ndim == 1 else a[()]
 
     def astype(self, dtype, copy=True):
+        """A copy converted to ``dtype``; the array itself when ``copy=False`` and the dtype matches."""
         dt = torch_dtype(dtype)
         if not copy and dt == self._t.dtype:
             return self
         return invoke("Cast", (self,), {"dtype": dtype})
 
     def copy(self):
+        """A copy on the same device."""
         return self.copyto(self.context)
 
     def copyto(self, other):
         """Copy into another NDArray (same shape) or onto a Context (a new array)."""
         if isinstance(other, NDArray):
-            if other is self:
-                return self
+            if other._t is self._t:
+                warnings.warn("You are attempting to copy an array to itself", RuntimeWarning)
+                return False
             if other.shape != self.shape:
                 raise MXNetError("copyto: shape mismatch, source %s vs target %s" % (self.shape, other.shape))
+            if _STATE.recording:
+                autograd.check_assign(other._t)
             with torch.no_grad():
                 other._t.copy_(self._t)
             return other
-        ctx = as_context(other)
-        return NDArray(self._t.detach().to(ctx.torch_device, copy=True))
+        if isinstance(other, Context):
+            return NDArray(self._t.detach().to(other.torch_device, copy=True))
+        raise TypeError("copyto does not support type " + str(type(other)))
 
     def as_in_context(self, context):
+        """This array if it is already on ``context``, else a copy there."""
         ctx = as_context(context)
         if ctx.torch_device == self._t.device:
             return self
@@ -156,10 +177,8 @@ class NDArray:
 
     as_in_ctx = as_in_context
 
-    def to_device(self, device):
-        return self.as_in_context(device)
-
     def tostype(self, stype):
+        """A dense copy; neogluon has no sparse storage, so other stypes raise MXNetError."""
         if stype != "default":
             raise MXNetError("tostype(%r): neogluon stores arrays densely; only 'default' is supported" % stype)
         return self.copy()
@@ -168,42 +187,31 @@ class NDArray:
         return self
 
     def wait_to_read(self):
+        """Block until pending (CUDA) computation writing this array has finished."""
         if self._t.is_cuda:
             torch.cuda.synchronize(self._t.device)
 
+    def to_dlpack_for_read(self):
+        """A DLPack capsule viewing this array."""
+        self.wait_to_read()
+        return torch.utils.dlpack.to_dlpack(self._t.detach())
+
+    def to_dlpack_for_write(self):
+        """A DLPack capsule through which this array may be written."""
+        return torch.utils.dlpack.to_dlpack(self._t.detach())
+
     def detach(self):
+        """The same data outside any recorded graph (gradients stop here)."""
         return NDArray(self._t.detach())
 
     # ------------------------------------------------------------------ autograd
     def attach_grad(self, grad_req="write", stype=None):
-        """Allocate a gradient buffer (zeros) and mark this array as a variable."""
-        self._mark_variable(NDArray(torch.zeros_like(self._t)), grad_req)
-
-    def _mark_variable(self, grad_buf, grad_req):
-        if grad_req not in ("write", "add", "null"):
-            raise MXNetError("grad_req must be one of 'write', 'add', 'null', got %r" % (grad_req,))
-        if not (self._t.is_floating_point() or self._t.is_complex()):
-            raise MXNetError("cannot attach a gradient to an array of dtype %s" % np.dtype(self.dtype).name)
-        t = self._t.detach()
-        t.requires_grad_(grad_req != "null")
-        self._t = t
-        self._grad = grad_buf
-        self._grad_req = grad_req
-        autograd._VARIABLES.add(self)
-
-    def _deliver_grad(self, g):
-        buf = self._grad
-        with torch.no_grad():
-            if g is None:
-                if self._grad_req == "write":
-                    buf._t.zero_()
-                return
-            if self._grad_req == "add":
-                buf._t.add_(g)
-            else:
-                buf._t.copy_(g)
+        """Allocate a zero gradient buffer (``.grad``) and mark this array as a variable;
+        ``grad_req`` is 'write' (each backward overwrites), 'add' (accumulates) or 'null'."""
+        autograd.mark_variables([self], [NDArray(torch.zeros_like(self._t))], grad_req)
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """Backpropagate from this array (``out_grad`` defaults to ones); see ``autograd.backward``."""
         autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
 
     # ------------------------------------------------------------------ indexing
@@ -221,23 +229,19 @@ class NDArray:
             return invoke(op_nd, (other, self) if reflected else (self, other), {})
         if isinstance(other, numeric_types):
             return invoke(op_scalar, (self,), {"scalar": float(other)})
-        if isinstance(other, np.ndarray):
-            o = array_like(other, self)
-            return invoke(op_nd, (o, self) if reflected else (self, o), {})
-        return NotImplemented
+        raise TypeError("type %s not supported" % str(type(other)))
 
     def _inplace(self, other, op_nd, op_scalar):
-        res = self._binary(other, op_nd, op_scalar)
-        if res is NotImplemented:
-            return res
-        if res.shape != self.shape:
-            raise MXNetError("in-place operation: result shape %s differs from target shape %s"
-                             % (res.shape, self.shape))
+        """``x += y`` and friends: written into ``x``'s memory; while recording MXNet
+        refuses it when ``x`` is in a graph or ``y`` is recorded."""
         if _STATE.recording:
-            self._t = res._t
-        else:
-            with torch.no_grad():
-                self._t.copy_(res._t)
+            autograd.check_assign(self._t, other._t if isinstance(other, NDArray) else None)
+        res = self._binary(other, op_nd, op_scalar)
+        if res.shape != self.shape:
+            raise MXNetError("Shape inconsistent in in-place operation: provided %s, inferred shape %s"
+                             % (self.shape, res.shape))
+        with torch.no_grad():
+            self._t.copy_(res._t)
         return self
 
     def __add__(self, o):
@@ -298,9 +302,6 @@ class NDArray:
     def __neg__(self):
         return invoke("negative", (self,), {})
 
-    def __pos__(self):
-        return self
-
     def __abs__(self):
         return invoke("abs", (self,), {})
 
@@ -325,10 +326,16 @@ class NDArray:
     # ------------------------------------------------------------------ methods with special signatures
     def reshape(self, *shape, **kwargs):
         """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes."""
+        unknown = [k for k in kwargs if k not in ("shape", "reverse")]
+        if unknown:
+            raise TypeError("Got unknown keywords in reshape: %s. Accepted keyword arguments are 'shape' "
+                            "and 'reverse'." % ", ".join(unknown))
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
             shape = shape[0]
         elif not shape:
-            shape = kwargs.pop("shape")
+            shape = kwargs.pop("shape", None)
+            if shape is None:
+                raise TypeError("reshape: the shape must be provided")
         return invoke("Reshape", (self,), dict(kwargs, shape=tuple(shape)))
 
     def broadcast_to(self, shape):
@@ -343,12 +350,6 @@ class NDArray:
 
 def _rebuild(arr, ctx):
     return NDArray(torch.from_numpy(arr).to(as_context(ctx).torch_device))
-
-
-def array_like(value, like):
-    """A numpy array or scalar as an NDArray of ``like``'s dtype and device."""
-    t = torch.as_tensor(np.asarray(value), device=like._t.device).to(like._t.dtype)
-    return NDArray(t)
 
 
 # ---------------------------------------------------------------------- calling operators
@@ -374,8 +375,17 @@ def apply_op(op, tensors, attrs):
 
 def _tensors(op, attrs, inputs):
     """The torch tensors of the declared inputs, checking their count and types."""
+    n = op.arity
+    if n is None:
+        n = len(op.input_names(attrs))
+    if len(inputs) == n:
+        try:
+            return [x._t for x in inputs]
+        except AttributeError:
+            pass  # a None or a non-NDArray input: explained below
     names = op.input_names(attrs)
-    n = len(names)
+    if len(inputs) > n:  # optional inputs not given are dropped, as MXNet's generated functions do
+        inputs = tuple(x for x in inputs if x is not None)
     if len(inputs) < n:
         inputs = tuple(inputs) + (None,) * (n - len(inputs))
     ts = []
@@ -396,12 +406,22 @@ def _tensors(op, attrs, inputs):
     return ts
 
 
+_REGISTRY = registry._REGISTRY
+
+
 def invoke(op, inputs, kwargs, out=None):
     """Call a registered operator (by name or Operator) on NDArrays with keyword attributes."""
-    if isinstance(op, str):
-        op = registry.get(op)
-    attrs = op.parse_attrs(kwargs)
+    if type(op) is str:  # pylint: disable=unidiomatic-typecheck
+        op = _REGISTRY.get(op) or registry.get(op)
+    if kwargs:
+        attrs = op.parse_attrs(kwargs)
+    else:
+        attrs = op.default_attrs
+        if attrs is None:
+            attrs = op.parse_attrs(kwargs)
     res = apply_op(op, _tensors(op, attrs, inputs), attrs)
+    if out is None and type(res) is torch.Tensor:  # pylint: disable=unidiomatic-typecheck
+        return NDArray(res)
     return wrap_outputs(res, out)
 
 

@@ -2,8 +2,11 @@
 
 Each function has MXNet's signature (inputs as keywords defaulting to None, attributes
 defaulting to ``_Null``, then ``out=None, name=None, **kwargs``; variadic operators take
-``*data`` and fill in ``num_args``). The source is generated and ``exec``-ed once, as
-torch.fx does, so a call costs one attribute-dict lookup and the torch kernel.
+``*data`` and fill in ``num_args``). With ``symbolic=True`` (``mx.sym``) the function also
+takes ``attr=None`` and calls ``invoke(op, inputs, kwargs, name, attr, fname)`` instead of
+``invoke(op, inputs, kwargs, out)``: a symbol needs its name, attributes and naming hint.
+The source is generated and ``exec``-ed once, as torch.fx does, so a call costs one
+attribute-dict lookup and the torch kernel.
 """
 from ..base import _Null
 from ..operator import registry
@@ -21,26 +24,28 @@ def namespace_of(name):
     return None, name
 
 
-def _source(op, fname):
+def _source(op, fname, symbolic=False):
     params = [p for p in op.param_names if p != op.variadic]
     lines = []
+    tail = ["out=None", "name=None", "attr=None", "**kwargs"] if symbolic else ["out=None", "name=None", "**kwargs"]
+    call = "name, attr, %r" % fname if symbolic else "out"
     if op.variadic:
-        sig = ["*data"] + ["%s=_Null" % p for p in params] + ["out=None", "name=None", "**kwargs"]
+        sig = ["*data"] + ["%s=_Null" % p for p in params] + tail
         lines.append("    kwargs[%r] = len(data)" % op.variadic)
         inputs = "data"
     else:
         names = op.all_input_names()
-        sig = ["%s=None" % n for n in names] + ["%s=_Null" % p for p in params] + ["out=None", "name=None", "**kwargs"]
+        sig = ["%s=None" % n for n in names] + ["%s=_Null" % p for p in params] + tail
         inputs = "(%s)" % "".join("%s, " % n for n in names)
     for p in params:
         lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
-    lines.append("    return _invoke(_op, %s, kwargs, out)" % inputs)
+    lines.append("    return _invoke(_op, %s, kwargs, %s)" % (inputs, call))
     return "def %s(%s):\n%s\n" % (fname, ", ".join(sig), "\n".join(lines))
 
 
-def make_function(op, fname, invoke):
-    """The Python function ``mx.nd.<fname>`` (or ``mx.sym.<fname>``) for ``op``."""
-    src = _source(op, fname)
+def make_function(op, fname, invoke, symbolic=False):
+    """The Python function ``mx.nd.<fname>`` (or, with ``symbolic``, ``mx.sym.<fname>``) for ``op``."""
+    src = _source(op, fname, symbolic)
     scope = {"_Null": _Null, "_op": op, "_invoke": invoke}
     exec(compile(src, "<neogluon.%s>" % fname, "exec"), scope)  # pylint: disable=exec-used
     fn = scope[fname]

@@ -1,13 +1,289 @@
-"""MXNet 1.x's binary NDArray list format (``nd.save`` / ``nd.load``)."""
+"""MXNet 1.x's binary NDArray list format: ``nd.save``, ``nd.load``, ``nd.load_frombuffer``
+(also the format of Gluon's ``.params`` files).
+
+Layout (little-endian)::
+
+    uint64 0x112, uint64 0                      list header
+    uint64 n, then n arrays                     the arrays
+    uint64 m, then m x (uint64 len, bytes)      the names (m is 0 for a list, n for a dict)
+
+and one array (``NDArray::Save``)::
+
+    uint32 magic        0xF993FAC9 (V2), 0xF993FACA (V3: numpy shape semantics)
+    int32  stype        0 dense, 1 row_sparse, 2 csr
+    [shape  storage shape, sparse only]
+    shape               uint32 ndim, int64 dims[ndim]
+    int32 dev_type, int32 dev_id, int32 type_flag   (absent for a 'none' array)
+    [sparse only: per aux array int32 type_flag and its shape]
+    data bytes, then the sparse aux arrays' bytes
+
+Files are written exactly as MXNet 1.9.1 writes them (V2; V3 only when an array is 0-d,
+which only numpy shape semantics can express). Reading also accepts V3 arrays, sparse
+arrays (loaded densified: neogluon stores arrays densely) and the two older layouts
+(V1 magic 0xF993FAC8, and the magic-less one whose dims are uint32).
+"""
+import math
+import os
+import struct
+
+import numpy as np
+import torch
+
+from ..base import DTYPE_TO_FLAG, FLAG_TO_DTYPE, MXNetError
+from .ndarray import NDArray
+
+__all__ = ["save", "load", "load_frombuffer"]
+
+LIST_MAGIC = 0x112
+V1_MAGIC = 0xF993FAC8
+V2_MAGIC = 0xF993FAC9
+V3_MAGIC = 0xF993FACA
+DENSE, ROW_SPARSE, CSR = 0, 1, 2
+_NUM_AUX = {DENSE: 0, ROW_SPARSE: 1, CSR: 2}
+_DEV_CPU, _DEV_GPU = 1, 2
+BFLOAT16_FLAG = 12  # MXNet stores bfloat16 as 2-byte words; torch has the dtype, numpy does not
+
+
+# ----------------------------------------------------------------------------- writing
+def _shape_bytes(shape):
+    return struct.pack("<I%dq" % len(shape), len(shape), *shape)
+
+
+def _array_bytes(arr, magic):
+    """One dense array as ``NDArray::Save`` writes it."""
+    t = arr._t.detach()
+    if t.dtype == torch.bfloat16:
+        flag, t = BFLOAT16_FLAG, t.view(torch.int16)
+    else:
+        flag = DTYPE_TO_FLAG.get(np.dtype(arr.dtype))
+    if flag is None:
+        raise MXNetError("nd.save: arrays of dtype %s cannot be stored in MXNet's format" % t.dtype)
+    ctx = arr.context
+    dev_type = _DEV_GPU if ctx.device_type == "gpu" else _DEV_CPU
+    data = t.cpu().contiguous().numpy()
+    data = data.astype(data.dtype.newbyteorder("<"), copy=False).tobytes()
+    return b"".join((struct.pack("<Ii", magic, DENSE), _shape_bytes(t.shape),
+                     struct.pack("<iii", dev_type, ctx.device_id, flag), data))
+
+
+def _as_items(data):
+    """(arrays, names) of what ``nd.save`` accepts: an NDArray, a list, or a dict str -> NDArray."""
+    if isinstance(data, NDArray):
+        return [data], []
+    if isinstance(data, dict):
+        if any(not isinstance(k, str) for k in data) or any(not isinstance(v, NDArray) for v in data.values()):
+            raise TypeError("save only accept dict str->NDArray or list of NDArray")
+        return list(data.values()), list(data.keys())
+    if isinstance(data, list):
+        if any(not isinstance(v, NDArray) for v in data):
+            raise TypeError("save only accept dict str->NDArray or list of NDArray")
+        return data, []
+    raise ValueError("data needs to either be a NDArray, dict of str, NDArray pairs or a list of NDarrays.")
+
+
+def dumps(data):
+    """The bytes ``nd.save`` writes for ``data``."""
+    arrays, names = _as_items(data)
+    magic = V3_MAGIC if any(a.ndim == 0 for a in arrays) else V2_MAGIC
+    parts = [struct.pack("<QQQ", LIST_MAGIC, 0, len(arrays))]
+    parts.extend(_array_bytes(a, magic) for a in arrays)
+    parts.append(struct.pack("<Q", len(names)))
+    for name in names:
+        raw = name.encode("utf-8")
+        parts.append(struct.pack("<Q", len(raw)) + raw)
+    return b"".join(parts)
 
 
 def save(fname, data):
-    raise RuntimeError("in progress")
+    """Save an NDArray, a list of NDArrays or a dict str -> NDArray in MXNet's binary format.
+
+    The file is byte-identical to what MXNet 1.9.1's ``nd.save`` writes for the same arrays."""
+    blob = dumps(data)
+    with open(_path(fname), "wb") as f:
+        f.write(blob)
+
+
+# ----------------------------------------------------------------------------- reading
+class _Reader:
+    """Sequential little-endian reads from a buffer; running short raises MXNetError."""
+
+    def __init__(self, buf, source):
+        self.buf = memoryview(buf).cast("B")
+        self.pos = 0
+        self.source = source
+
+    def error(self, what):
+        return MXNetError("Invalid NDArray file format (%s): %s" % (self.source, what))
+
+    def take(self, nbytes, what):
+        end = self.pos + nbytes
+        if nbytes < 0 or end > len(self.buf):
+            raise self.error("truncated at byte %d while reading %s (%d bytes needed, %d left)"
+                             % (self.pos, what, nbytes, len(self.buf) - self.pos))
+        view = self.buf[self.pos:end]
+        self.pos = end
+        return view
+
+    def unpack(self, fmt, what):
+        """A tuple of values read with struct format ``fmt``."""
+        return struct.unpack("<" + fmt, self.take(struct.calcsize("<" + fmt), what))
+
+    def value(self, fmt, what):
+        return self.unpack(fmt, what)[0]
+
+    def shape(self, what, legacy=False):
+        """A shape: int32 ndim and int64 dims (uint32 dims in the oldest layout); None for
+        V3's unknown shape (ndim -1)."""
+        ndim = self.value("i", what + " ndim")
+        if ndim == -1 and not legacy:
+            return None
+        if ndim < 0:
+            raise self.error("negative ndim %d in %s" % (ndim, what))
+        dims = self.unpack("%d%s" % (ndim, "I" if legacy else "q"), what)
+        if any(d < 0 for d in dims):
+            raise self.error("negative dimension in %s %s" % (what, dims))
+        return dims
+
+    def array(self, dtype, shape, what):
+        """A writable numpy array of ``shape`` read from the buffer."""
+        count = math.prod(shape)
+        dtype = np.dtype(dtype)
+        raw = self.take(count * dtype.itemsize, what)
+        return np.frombuffer(raw, dtype=dtype.newbyteorder("<"), count=count).astype(dtype).reshape(shape)
+
+
+def _dtype_of(reader, flag):
+    """The numpy dtype in which an array of type ``flag`` is read."""
+    if flag == BFLOAT16_FLAG:
+        return np.dtype(np.int16)
+    try:
+        return FLAG_TO_DTYPE[flag]
+    except KeyError:
+        raise reader.error("unknown type flag %d" % flag) from None
+
+
+def _device(dev_type, dev_id):
+    """Where a loaded array goes: its saved GPU when there is one (as MXNet), else the CPU."""
+    if dev_type == _DEV_GPU and torch.cuda.is_available() and dev_id < torch.cuda.device_count():
+        return torch.device("cuda", dev_id)
+    return torch.device("cpu")
+
+
+def _densify(stype, shape, values, aux):
+    """A dense array from MXNet's row_sparse (row indices) or csr (indptr, column indices) parts."""
+    dense = np.zeros(shape, dtype=values.dtype)
+    if stype == ROW_SPARSE:
+        dense[aux[0]] = values
+    else:
+        indptr, cols = aux
+        rows = np.repeat(np.arange(shape[0]), np.diff(indptr))
+        dense[rows, cols] = values
+    return dense
+
+
+def _values_shape(stype, shape, aux_shapes):
+    """The shape of the stored values: the array's for dense arrays; for sparse ones, what
+    the index arrays say (MXNet's written storage shape can be stale, e.g. (0,) after tostype)."""
+    if stype == ROW_SPARSE:
+        return tuple(aux_shapes[0][:1]) + tuple(shape[1:])
+    if stype == CSR:
+        return tuple(aux_shapes[1])
+    return shape
+
+
+def _read_array(reader, index):
+    """One array (any version); None for an uninitialised ('none') array."""
+    what = "array %d" % index
+    magic = reader.value("I", what + " magic")
+    if magic in (V2_MAGIC, V3_MAGIC):
+        stype = reader.value("i", what + " storage type")
+        if stype not in _NUM_AUX:
+            raise reader.error("unknown storage type %d in %s" % (stype, what))
+        if _NUM_AUX[stype]:
+            reader.shape(what + " storage shape")
+        shape = reader.shape(what + " shape")
+        if shape is None or (magic == V2_MAGIC and len(shape) == 0):
+            return None
+    else:
+        stype = DENSE
+        if magic == V1_MAGIC:
+            shape = reader.shape(what + " shape")
+        else:  # the oldest layout: no magic, the first word is ndim and the dims are uint32
+            reader.pos -= 4
+            shape = reader.shape(what + " shape", legacy=True)
+        if len(shape) == 0:
+            return None
+    dev_type, dev_id, flag = reader.unpack("iii", what + " context and type flag")
+    dtype = _dtype_of(reader, flag)
+    aux_specs = [(_dtype_of(reader, reader.value("i", what + " aux type flag")), reader.shape(what + " aux shape"))
+                 for _ in range(_NUM_AUX[stype])]
+    values = reader.array(dtype, _values_shape(stype, shape, [sh for _, sh in aux_specs]), what + " data")
+    if stype != DENSE:
+        aux = [reader.array(dt, sh, what + " aux data") for dt, sh in aux_specs]
+        try:
+            values = _densify(stype, shape, values, aux)
+        except (IndexError, ValueError) as e:
+            raise reader.error("inconsistent sparse %s: %s" % (what, e)) from None
+    t = torch.from_numpy(values)
+    if flag == BFLOAT16_FLAG:
+        t = t.view(torch.bfloat16)
+    return t.to(_device(dev_type, dev_id))
+
+
+def _read_names(reader, count):
+    names = []
+    for i in range(count):
+        length = reader.value("Q", "name %d length" % i)
+        raw = reader.take(length, "name %d" % i)
+        try:
+            names.append(bytes(raw).decode("utf-8"))
+        except UnicodeDecodeError:
+            raise reader.error("name %d is not valid UTF-8" % i) from None
+    return names
+
+
+def _count(reader, what, min_item_bytes):
+    n = reader.value("Q", what)
+    if n * min_item_bytes > len(reader.buf) - reader.pos:
+        raise reader.error("%s is %d but only %d bytes follow" % (what, n, len(reader.buf) - reader.pos))
+    return n
+
+
+def loads(buf, source="buffer"):
+    """Parse MXNet's NDArray list format: a list, or a dict when the file has names."""
+    reader = _Reader(buf, source)
+    header, _reserved = reader.unpack("QQ", "the header")
+    if header != LIST_MAGIC:
+        raise reader.error("bad magic number 0x%x (expected 0x%x); not an MXNet NDArray file" % (header, LIST_MAGIC))
+    tensors = [_read_array(reader, i) for i in range(_count(reader, "the number of arrays", 4))]
+    names = _read_names(reader, _count(reader, "the number of names", 8))
+    if names and len(names) != len(tensors):
+        raise reader.error("%d names for %d arrays" % (len(names), len(tensors)))
+    if any(t is None for t in tensors):
+        raise reader.error("array %d is uninitialised (saved with no shape)" % [t is None for t in tensors].index(True))
+    arrays = [NDArray(t) for t in tensors]
+    return dict(zip(names, arrays)) if names else arrays
 
 
 def load(fname):
-    raise RuntimeError("in progress")
+    """Load what ``nd.save`` (here or in MXNet) wrote: a list of NDArrays, or a dict str -> NDArray."""
+    path = _path(fname)
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except OSError as e:
+        raise MXNetError("nd.load: cannot open %r: %s" % (path, e.strerror)) from None
+    return loads(blob, "file %r" % path)
 
 
 def load_frombuffer(buf):
-    raise RuntimeError("in progress")
+    """Load arrays from the bytes of a file that ``nd.save`` wrote."""
+    if not isinstance(buf, (bytes, bytearray, memoryview)):
+        raise TypeError("buf required to be a string or bytes")
+    return loads(buf)
+
+
+def _path(fname):
+    if not isinstance(fname, (str, os.PathLike)):
+        raise TypeError("fname required to be a string")
+    return os.fspath(fname)

@@ -215,6 +215,8 @@ class Operator:
             p.name = pname
         self.param_names = tuple(self.params)
         self.variadic = variadic          # name of the count attribute ('num_args') or None
+        # a variadic op with callable inputs names its own (UpSampling: data, weight when bilinear)
+        self._named_variadic = variadic is not None and callable(inputs)
         self._inputs = _static(tuple(inputs)) if not callable(inputs) else inputs
         self._aux = _static(tuple(aux)) if not callable(aux) else aux
         self._num_outputs = _static(num_outputs)
@@ -230,6 +232,12 @@ class Operator:
         self.doc = doc if doc is not None else (fn.__doc__ or "")
         self._cache = {}
         self._defaults = {k: p.default for k, p in self.params.items() if not p.required}
+        # fast paths for imperative calls: the attributes of a call with no keywords (None
+        # when some attribute is required) and the input count when it never varies
+        self.default_attrs = None if len(self._defaults) < len(self.params) else dict(self._defaults)
+        self.arity = None
+        if not callable(inputs) and not callable(aux) and not variadic:
+            self.arity = len(inputs) + len(aux)
 
     def __repr__(self):
         return "<Operator %s>" % self.name
@@ -240,7 +248,7 @@ class Operator:
         return self.arg_names(attrs) + self.aux_names(attrs)
 
     def arg_names(self, attrs):
-        if self.variadic:
+        if self.variadic and not self._named_variadic:
             return tuple("arg%d" % i for i in range(attrs[self.variadic]))
         return self._inputs(attrs)
 
@@ -266,9 +274,12 @@ class Operator:
         return self._num_visible(attrs)
 
     def output_names(self, attrs):
+        """Name suffixes of the visible outputs. MXNet's default counts *all* outputs: 'output'
+        for an operator with one output in total, else 'output0', 'output1'... (``sort`` gives
+        'output0'); operators that name theirs (Dropout's 'output') declare output_names."""
         if self._output_names is not None:
             return list(self._output_names(attrs))
-        n = self.num_visible_outputs(attrs)
+        n = self.num_outputs(attrs)
         return ["output"] if n == 1 else ["output%d" % i for i in range(n)]
 
     # -- attributes

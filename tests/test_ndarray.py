@@ -1,0 +1,91 @@
+"""NDArray's API against MXNet 1.9.1: creation, properties, conversions, arithmetic,
+comparisons, in-place forms, indexing, methods (recorded cases), plus checks that need
+no reference answer."""
+import pytest
+
+from api_cases import cases, run_case
+
+
+@pytest.mark.parametrize("case", cases("creation", "properties", "conversions", "arith", "compare",
+                                       "inplace", "indexing", "methods"))
+def test_mxnet_case(case):
+    run_case(case)
+
+
+import pickle  # noqa: E402
+import warnings  # noqa: E402
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import neogluon as mx  # noqa: E402
+
+
+def test_numpy_conversion_is_supported():
+    """MXNet 1.9.1 cannot build a numpy array from an NDArray (no __array__); neogluon can."""
+    a = mx.nd.array([[1, 2], [3, 4]], dtype="int32")
+    n = np.array(a)
+    assert n.dtype == np.int32 and n.tolist() == [[1, 2], [3, 4]]
+    assert np.asarray(a, dtype=np.float64).dtype == np.float64
+
+
+def test_numpy_scalars_on_the_left_give_ndarrays():
+    a = mx.nd.array([1, 2])
+    for r in (np.float64(2) * a, np.float32(1) + a, np.int64(3) - a, np.float32(2) < a):
+        assert isinstance(r, mx.nd.NDArray) and r.dtype == np.float32
+
+
+def test_array_from_torch_tensor_and_context_string():
+    t = torch.arange(3, dtype=torch.int64)
+    a = mx.nd.array(t, ctx="cpu(0)")
+    assert a.dtype == np.float32 and a.asnumpy().tolist() == [0, 1, 2]
+    t[0] = 5
+    assert a.asnumpy()[0] == 0  # a copy
+
+
+def test_pickle_a_variable_and_a_recorded_result():
+    x = mx.nd.array([1.0, 2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x * 2
+    for arr, expected in ((x, [1.0, 2.0]), (y, [2.0, 4.0])):
+        back = pickle.loads(pickle.dumps(arr))
+        assert back.asnumpy().tolist() == expected and back.grad is None
+
+
+def test_copyto_itself_warns_and_returns_false():
+    a = mx.nd.ones((2,))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert a.copyto(a) is False
+    assert "copy an array to itself" in str(caught[0].message)
+
+
+def test_error_messages_name_the_operator_and_shapes():
+    a = mx.nd.ones((2, 2))
+    with pytest.raises(mx.MXNetError, match=r"broadcast_add.*\(2, 2\).*\(3,\)"):
+        a + mx.nd.ones((3,))
+    with pytest.raises(mx.MXNetError, match=r"provided \(2, 2\), inferred shape \(3, 2, 2\)"):
+        a += mx.nd.ones((3, 2, 2))
+    with pytest.raises(ValueError, match=r"shape \(3,\) to NDArray\[0\] of shape \(2, 2\)"):
+        a[0] = mx.nd.ones((3,))
+    with pytest.raises(TypeError, match="not supported"):
+        a * "2"
+    with pytest.raises(IndexError, match="out of bounds for axis 1 with size 2"):
+        a[0, 2]
+
+
+def test_inplace_keeps_identity_and_storage():
+    a = mx.nd.array([1, 2, 3], dtype="int32")
+    storage = a._t.untyped_storage().data_ptr()
+    a += 2
+    a *= 2
+    a -= mx.nd.array([1, 1, 1], dtype="int32")
+    assert a.asnumpy().tolist() == [5, 7, 9] and a._t.untyped_storage().data_ptr() == storage
+
+
+def test_ctx_is_context_alias_and_as_in_context_copies_elsewhere():
+    a = mx.nd.ones((2,))
+    assert a.ctx == a.context == mx.cpu()
+    assert a.as_in_context(mx.cpu()) is a
+    assert a.copyto(mx.cpu()) is not a
