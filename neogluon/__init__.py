@@ -16,7 +16,14 @@ from . import autograd
 from . import ndarray
 from . import ndarray as nd
 from . import random
+from . import name
+from . import attribute
+from .attribute import AttrScope
+from . import symbol
+from . import symbol as sym
+from . import executor
 from . import test_utils
 
 __all__ = ["MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus",
-           "nd", "ndarray", "autograd", "random", "context", "base", "test_utils", "operator"]
+           "nd", "ndarray", "autograd", "random", "context", "base", "test_utils", "operator",
+           "name", "attribute", "AttrScope", "symbol", "sym", "executor"]

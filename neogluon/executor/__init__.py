@@ -1,0 +1,10 @@
+"""The graph executor: compiles a Symbol once into a fast callable, and MXNet's ``Executor``.
+
+:func:`compile_graph` (Symbol -> functions of torch tensors, one per mode) is the reusable
+part, for ``Symbol.bind`` here and for HybridBlock/SymbolBlock; :class:`Executor` is
+MXNet's API around it.
+"""
+from .compiler import CompiledGraph, compile_graph
+from .executor import Executor, bind, simple_bind
+
+__all__ = ["CompiledGraph", "compile_graph", "Executor", "bind", "simple_bind"]

@@ -1,0 +1,186 @@
+"""The graph compiler: a Symbol becomes a plain Python function of torch tensors, once.
+
+Modelled on torch.fx's ``Graph.python_code()``: the nodes are put in topological order,
+their attributes parsed once, and straight-line Python source is generated and
+``exec``-ed, one line per operator calling its registry implementation directly with
+the attributes written in as literals::
+
+    def graph_train(i0, i1, i2):
+        v3 = _f3(i0, i1, i2, num_hidden=10, no_bias=False, flatten=True)
+        v4 = _f4(v3)
+        return (v4,)
+
+There is one variant per mode (``is_train`` is bound into mode-dependent operators such
+as Dropout and BatchNorm, which update their auxiliary states in place in train mode).
+Gradients come from torch autograd on the tensors passed in. The result serves
+``Symbol.bind``'s Executor, and is meant to serve HybridBlock and SymbolBlock too.
+"""
+import ast
+
+import torch
+
+from ..base import MXNetError
+from ..operator import registry
+from ..symbol.symbol import topo_order, aux_nodes
+
+__all__ = ["CompiledGraph", "compile_graph"]
+
+
+def _literal(value):
+    """Python source for a value when it reads back equal, else None."""
+    try:
+        src = repr(value)
+        if ast.literal_eval(src) == value and type(ast.literal_eval(src)) is type(value):
+            return src
+    except (ValueError, SyntaxError, TypeError):
+        pass
+    return None
+
+
+class CompiledGraph:
+    """A symbol compiled to Python functions of its input tensors (one per mode).
+
+    ``input_names`` lists the graph's variables (arguments and auxiliary states) in the
+    order the functions take them; ``arg_names``/``aux_names`` split them as
+    ``list_arguments``/``list_auxiliary_states`` do. Calling ``fn(is_train)`` gives the
+    function, returning a tuple of the symbol's output tensors."""
+
+    def __init__(self, symbol):
+        self.symbol = symbol
+        self.order = topo_order(symbol._outputs)
+        aux = aux_nodes(self.order)
+        self.inputs = [n for n in self.order if n.op is None]
+        self.input_names = [n.name for n in self.inputs]
+        self.arg_names = [n.name for n in self.inputs if id(n) not in aux]
+        self.aux_names = [n.name for n in self.inputs if id(n) in aux]
+        self.output_names = symbol.list_outputs()
+        # creation operators whose shape has unknown (0) dimensions, such as the begin
+        # states F.zeros((0, 8)) of an unrolled RNN cell: the shape comes from inference
+        self.deferred = [n for n in self.order if n.op is not None and not n.inputs
+                         and 0 in (n.parsed.get("shape") or (1,))]
+        self._fns = {}
+        self.sources = {}
+
+    def fn(self, is_train, tensors=None):
+        """The generated function for a mode (and, with deferred shapes, for the input shapes)."""
+        key = is_train
+        if self.deferred:
+            key = (is_train,) + tuple(tuple(t.shape) for t in tensors)
+        f = self._fns.get(key)
+        if f is None:
+            overrides = self._infer_deferred(tensors) if self.deferred else {}
+            f = self._fns[key] = self._build(is_train, overrides)
+        return f
+
+    def _infer_deferred(self, tensors):
+        from ..symbol.infer import infer_graph, known
+        g = infer_graph(self.symbol, {n.name: tuple(t.shape) for n, t in zip(self.inputs, tensors)},
+                        {n.name: t.dtype for n, t in zip(self.inputs, tensors)})
+        overrides = {}
+        for node in self.deferred:
+            shape = g.entry(node, 0)[0]
+            if not known(shape):
+                raise MXNetError("Operator %s (node %s): cannot infer the unknown dimensions of shape %s"
+                                 % (node.op.name, node.name, node.parsed["shape"]))
+            overrides[id(node)] = dict(node.parsed, shape=tuple(shape))
+        return overrides
+
+    def __call__(self, tensors, is_train=False):
+        """Run the graph on input tensors (in ``input_names`` order); a tuple of outputs."""
+        f = self.fn(is_train, tensors)
+        try:
+            return f(*tensors)
+        except Exception as e:  # pylint: disable=broad-except
+            raise self.diagnose(tensors, is_train, e) from None
+
+    # ------------------------------------------------------------------ code generation
+    def _build(self, is_train, overrides):
+        scope = {}
+        var = {}
+        params = []
+        for k, n in enumerate(self.inputs):
+            var[(id(n), 0)] = "i%d" % k
+            params.append("i%d" % k)
+        lines = []
+        last_use = self._last_uses()
+        for k, node in enumerate(self.order):
+            if node.op is None:
+                continue
+            attrs = overrides.get(id(node), node.parsed)
+            lines.append("    " + self._line(k, node, attrs, is_train, scope, var))
+            dead = [var[e] for e in last_use.get(k, ()) if not var[e].startswith("i")]
+            if dead:
+                lines.append("    del %s" % ", ".join(sorted(set(dead))))
+        outs = [self._entry(var, n, i) for n, i in self.symbol._outputs]
+        lines.append("    return (%s)" % "".join(o + ", " for o in outs))
+        name = "graph_train" if is_train else "graph_predict"
+        src = "def %s(%s):\n%s\n" % (name, ", ".join(params), "\n".join(lines))
+        self.sources[is_train] = src
+        exec(compile(src, "<neogluon.executor %s>" % name, "exec"), scope)  # pylint: disable=exec-used
+        return scope[name]
+
+    @staticmethod
+    def _entry(var, node, index):
+        try:
+            return var[(id(node), index)]
+        except KeyError:
+            raise MXNetError("graph output %d of node %s is not produced (the operator %s has %d visible outputs)"
+                             % (index, node.name, node.op.name, node.num_visible_outputs())) from None
+
+    def _line(self, k, node, attrs, is_train, scope, var):
+        fname = "_f%d" % k
+        scope[fname] = node.op.fn
+        args = [self._entry(var, src, i) for src, i, _ in node.inputs]
+        attrs = dict(attrs)
+        if node.op.mode_dependent:
+            attrs["is_train"] = is_train
+        for key, value in attrs.items():
+            src = _literal(value)
+            if src is None:
+                const = "_c%d_%s" % (k, key)
+                scope[const] = value
+                src = const
+            args.append("%s=%s" % (key, src))
+        n = node.num_visible_outputs()
+        outs = ["v%d_%d" % (k, i) for i in range(n)]
+        for i, o in enumerate(outs):
+            var[(id(node), i)] = o
+        if n == 1:
+            return "%s = %s(%s)" % (outs[0], fname, ", ".join(args))
+        return "%s, = %s(%s)" % (", ".join(outs), fname, ", ".join(args))
+
+    def _last_uses(self):
+        """For each node position, the entries whose last reader it is (freed after it runs)."""
+        last = {}
+        heads = {(id(n), i) for n, i in self.symbol._outputs}
+        for k, node in enumerate(self.order):
+            for src, i, _ in node.inputs:
+                last[(id(src), i)] = k
+        uses = {}
+        for e, k in last.items():
+            if e not in heads:
+                uses.setdefault(k, []).append(e)
+        return uses
+
+    # ------------------------------------------------------------------ errors
+    def diagnose(self, tensors, is_train, err):
+        """Re-run node by node (after a failure only) to name the node that failed, with its shapes."""
+        values = {(id(n), 0): t for n, t in zip(self.inputs, tensors)}
+        for node in self.order:
+            if node.op is None:
+                continue
+            ins = [values.get((id(s), i)) for s, i, _ in node.inputs]
+            attrs = dict(node.parsed, is_train=is_train) if node.op.mode_dependent else node.parsed
+            try:
+                res = registry.run_checked(node.op, attrs, ins)
+            except MXNetError as e:
+                return MXNetError("Error in node %s: %s" % (node.name, e))
+            res = [res] if isinstance(res, torch.Tensor) else list(res)
+            for i, r in enumerate(res):
+                values[(id(node), i)] = r
+        return MXNetError("Error while running the graph: %s" % str(err).split("\n")[0])
+
+
+def compile_graph(symbol):
+    """Compile ``symbol`` into a :class:`CompiledGraph` (functions of torch tensors)."""
+    return CompiledGraph(symbol)

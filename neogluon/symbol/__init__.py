@@ -1,0 +1,133 @@
+"""``mx.sym``: symbolic graphs, with every registry operator as a function.
+
+``mx.sym.<op>`` is generated from the operator registry by the same generator as
+``mx.nd.<op>`` (:mod:`neogluon.ndarray.register`), so nothing exists in one namespace and
+not the other; ``_contrib_X``/``_linalg_X``/``_random_X``/... also appear as
+``mx.sym.contrib.X`` and so on, named after the short name as MXNet does.
+"""
+import types
+
+import numpy as np
+
+from .. import operator as _operator  # noqa: F401  (registers the operators)
+from ..operator import registry as _registry
+from ..ndarray import register as _register
+from .symbol import Symbol, var, Variable, Group, create as _create
+from .json import load, load_json
+from . import random
+
+
+def _submodule(name, doc):
+    return types.ModuleType(__name__ + "." + name, doc)
+
+
+contrib = _submodule("contrib", "mx.sym.contrib: operators registered as _contrib_*")
+linalg = _submodule("linalg", "mx.sym.linalg: operators registered as _linalg_*")
+image = _submodule("image", "mx.sym.image: operators registered as _image_*")
+sparse = _submodule("sparse", "mx.sym.sparse: operators registered as _sparse_*")
+op = _submodule("op", "mx.sym.op: every registry operator")
+_internal = _submodule("_internal", "mx.sym._internal: every registry operator, by its full name")
+_SUBMODULES = {"contrib": contrib, "linalg": linalg, "image": image, "sparse": sparse, "random": random}
+
+
+def _populate():
+    """A symbol function for every registered name (and short names in sub-namespaces)."""
+    for name, operator in _registry.items():
+        fn = _register.make_function(operator, name, _create, symbolic=True)
+        _internal.__dict__[name] = fn
+        op.__dict__[name] = fn
+        globals().setdefault(name, fn)
+        ns, short = _register.namespace_of(name)
+        if ns in _SUBMODULES and short not in _SUBMODULES[ns].__dict__:
+            _SUBMODULES[ns].__dict__[short] = _register.make_function(operator, short, _create, symbolic=True)
+
+
+_populate()
+
+
+# ------------------------------------------------------------------------- front functions
+def _dtype(dtype):
+    return np.float32 if dtype is None else dtype
+
+
+def zeros(shape, dtype=None, **kwargs):
+    """A symbol of zeros (float32 unless ``dtype`` is given)."""
+    return _internal._zeros(shape=shape, dtype=_dtype(dtype), **kwargs)
+
+
+def ones(shape, dtype=None, **kwargs):
+    """A symbol of ones (float32 unless ``dtype`` is given)."""
+    return _internal._ones(shape=shape, dtype=_dtype(dtype), **kwargs)
+
+
+def full(shape, val, dtype=None, **kwargs):
+    """A symbol filled with ``val``."""
+    return _internal._full(shape=shape, dtype=_dtype(dtype), value=float(val), **kwargs)
+
+
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=False, name=None, dtype=None):
+    """Evenly spaced values in ``[start, stop)``, each repeated ``repeat`` times."""
+    return _internal._arange(start=start, stop=stop, step=step, repeat=repeat, infer_range=infer_range,
+                             name=name, dtype=_dtype(dtype))
+
+
+def linspace(start, stop, num, endpoint=True, name=None, dtype=None):
+    """``num`` evenly spaced values over ``[start, stop]``."""
+    return _internal._linspace(start=start, stop=stop, num=num, endpoint=endpoint, name=name,
+                               dtype=_dtype(dtype))
+
+
+def eye(N, M=0, k=0, dtype=None, **kwargs):
+    """A 2-d symbol with ones on the k-th diagonal."""
+    return _internal._eye(N=N, M=M, k=k, dtype=_dtype(dtype), **kwargs)
+
+
+def _binary_front(fname, op_sym, op_scalar, fn):
+    def front(left, right):
+        if isinstance(left, Symbol) and isinstance(right, Symbol):
+            return getattr(_internal, op_sym)(left, right)
+        if isinstance(left, Symbol) and isinstance(right, (int, float, np.generic)):
+            return getattr(_internal, op_scalar)(left, scalar=right)
+        if isinstance(right, Symbol) and isinstance(left, (int, float, np.generic)):
+            return getattr(_internal, op_scalar)(right, scalar=left)
+        if isinstance(left, (int, float)) and isinstance(right, (int, float)):
+            return fn(left, right)
+        raise TypeError("types (%s, %s) not supported" % (type(left).__name__, type(right).__name__))
+    front.__name__ = fname
+    front.__doc__ = "Element-wise %s of symbols (same shapes) or a symbol and a scalar." % fname
+    return front
+
+
+maximum = _binary_front("maximum", "_Maximum", "_MaximumScalar", max)
+minimum = _binary_front("minimum", "_Minimum", "_MinimumScalar", min)
+hypot = _binary_front("hypot", "_Hypot", "_HypotScalar", lambda a, b: (a * a + b * b) ** 0.5)
+
+
+def pow(base, exp):  # pylint: disable=redefined-builtin
+    """``base ** exp`` for symbols and/or scalars (``_Power``, ``_PowerScalar``, ``_RPowerScalar``)."""
+    if isinstance(base, Symbol) or isinstance(exp, Symbol):
+        return base.__pow__(exp) if isinstance(base, Symbol) else exp.__rpow__(base)
+    return base ** exp
+
+
+power = pow
+
+def _install_methods():
+    """Symbol's operator methods (``x.sum()``, ``x.relu()``), the same list as NDArray's."""
+    from ..ndarray.methods import METHODS
+
+    def method(fn):
+        def call(self, *args, **kwargs):
+            return fn(self, *args, **kwargs)
+        call.__name__, call.__doc__ = fn.__name__, fn.__doc__
+        return call
+
+    for meth, fname in METHODS.items():
+        fn = globals().get(fname)
+        if fn is not None and not hasattr(Symbol, meth):
+            setattr(Symbol, meth, method(fn))
+
+
+_install_methods()
+
+__all__ = [n for n in dir() if not n.startswith("_")] + ["_internal"]

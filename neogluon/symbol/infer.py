@@ -1,0 +1,278 @@
+"""Shape and dtype inference for symbols (``infer_shape``, ``infer_shape_partial``, ``infer_type``).
+
+Forward inference runs each operator's registry implementation on torch ``meta`` tensors
+(shapes and dtypes, no data, no cost) unless the operator declares ``infer_shape``.
+Backward inference fills argument shapes from data shapes through each operator's
+``infer_args`` (a FullyConnected's weight from its data), and the inputs of same-shape
+element-wise operators from each other. Unknown dimensions are 0, as in MXNet 1.x.
+Passes repeat until nothing changes; a conflict raises MXNetError naming the operator,
+its inputs and the shapes.
+"""
+import ast
+import warnings
+
+import numpy as np
+import torch
+
+from ..base import MXNetError, FLAG_TO_DTYPE, np_dtype, torch_dtype
+from .symbol import topo_order, aux_nodes
+
+__all__ = ["infer_shape", "infer_type", "infer_graph", "known"]
+
+# operators whose inputs all have the output's shape (no broadcasting)
+SAME_SHAPE = {"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_mod", "_power", "_maximum",
+              "_minimum", "_hypot", "_equal", "_not_equal", "_greater", "_greater_equal", "_lesser",
+              "_lesser_equal", "_logical_and", "_logical_or", "_logical_xor", "add_n", "_grad_add"}
+
+
+def known(shape):
+    """True for a shape with no unknown (0) dimension."""
+    return shape is not None and all(d > 0 for d in shape)
+
+
+def _fmt(shape):
+    return "None" if shape is None else str(tuple(shape))
+
+
+def _merge(old, new, what):
+    """Combine two partial shapes (0 = unknown); MXNetError when they disagree."""
+    if new is None:
+        return old
+    new = tuple(int(d) for d in new)
+    if old is None:
+        return new
+    if len(old) != len(new) or any(a and b and a != b for a, b in zip(old, new)):
+        raise MXNetError("%s: Shape inconsistent, Provided = %s, inferred shape=%s" % (what, _fmt(old), _fmt(new)))
+    return tuple(a or b for a, b in zip(old, new))
+
+
+class _Graph:
+    """Entry shapes and dtypes of one symbol's graph, filled by repeated passes."""
+
+    def __init__(self, symbol):
+        self.symbol = symbol
+        self.order = topo_order(symbol._outputs)
+        self.shapes = {}   # (id(node), index) -> tuple (0 = unknown dim) or None
+        self.dtypes = {}   # (id(node), index) -> np.dtype or None
+        self.done = set()  # ids of operator nodes whose outputs are computed
+        self.links = {}    # id(node) -> [(output, dim, input, dim)] found by probing partial shapes
+
+    def variables(self):
+        return [n for n in self.order if n.op is None]
+
+    def set_var(self, node, shape, dtype):
+        key = (id(node), 0)
+        if shape is None and "__shape__" in node.attrs:
+            shape = ast.literal_eval(node.attrs["__shape__"])
+        if dtype is None and "__dtype__" in node.attrs:
+            dtype = FLAG_TO_DTYPE[int(node.attrs["__dtype__"])]
+        self.shapes[key] = None if shape is None else tuple(int(d) for d in shape)
+        self.dtypes[key] = None if dtype is None else np_dtype(dtype)
+
+    def run(self):
+        changed = True
+        while changed:
+            changed = False
+            for node in self.order:
+                if node.op is not None and id(node) not in self.done:
+                    changed |= self._visit(node)
+
+    def _in_keys(self, node):
+        return [(id(src), i) for src, i, _ in node.inputs]
+
+    def _visit(self, node):
+        keys = self._in_keys(node)
+        watched = keys + [(id(node), i) for i in range(node.num_visible_outputs())]
+        before = [(self.shapes.get(k), self.dtypes.get(k)) for k in watched]
+        self._backward(node, keys)
+        self._unlink(node, keys)
+        dtypes = self._fill_dtypes(keys)
+        shapes = [self.shapes.get(k) for k in keys]
+        if all(known(s) for s in shapes):
+            self._forward(node, shapes, dtypes)
+            self.done.add(id(node))
+            return True
+        if all(s is not None for s in shapes) and id(node) not in self.links:
+            self._probe(node, shapes, dtypes)
+        self._forward_dtypes(node, dtypes)
+        return before != [(self.shapes.get(k), self.dtypes.get(k)) for k in watched]
+
+    def _probe(self, node, shapes, dtypes):
+        """Forward inference of partial shapes: run twice with unknown dims set to two sets of
+        distinct sizes. Output dims that change are unknown; those equal to one probe are
+        linked to that input dim, so that knowing the output later gives the input."""
+        unknown = [(i, d) for i, s in enumerate(shapes) for d, n in enumerate(s) if n == 0]
+        runs = []
+        for base in (1009, 2003):
+            sizes = {u: base + 2 * k for k, u in enumerate(unknown)}
+            probe = [tuple(sizes.get((i, d), n) for d, n in enumerate(s)) for i, s in enumerate(shapes)]
+            try:
+                outs = _call(node, [torch.empty(s, dtype=torch_dtype(t), device="meta") for s, t in zip(probe, dtypes)])
+            except Exception:  # pylint: disable=broad-except
+                self.links[id(node)] = []
+                return
+            runs.append(([tuple(o.shape) for o in outs], {v: u for u, v in sizes.items()}))
+        (first, probes), (second, _) = runs
+        links = []
+        for o, (a, b) in enumerate(zip(first, second)):
+            if len(a) != len(b):
+                continue
+            out = tuple(x if x == y else 0 for x, y in zip(a, b))
+            links += [(o, d) + probes[x] for d, x in enumerate(a) if x != b[d] and x in probes]
+            key = (id(node), o)
+            self.shapes[key] = _merge(self.shapes.get(key), out, "Error in operator %s: output %d" % (node.name, o))
+        self.links[id(node)] = links
+
+    def _unlink(self, node, keys):
+        """Fill input dims from output dims they were linked to by :meth:`_probe`."""
+        for o, od, i, idim in self.links.get(id(node), ()):
+            out = self.shapes.get((id(node), o))
+            inp = self.shapes.get(keys[i])
+            if out and out[od] and inp is not None and inp[idim] == 0:
+                self.shapes[keys[i]] = inp[:idim] + (out[od],) + inp[idim + 1:]
+
+    def _backward(self, node, keys):
+        op, attrs = node.op, node.parsed
+        names = op.input_names(attrs)
+        shapes = [self.shapes.get(k) for k in keys]
+        filled = None
+        if op.infer_args is not None and not all(known(s) for s in shapes):
+            filled = op.infer_args(attrs, [s if known(s) else None for s in shapes])
+        elif op.name in SAME_SHAPE and not all(known(s) for s in shapes):
+            ref = next((s for s in shapes if known(s)), None)
+            filled = [ref] * len(shapes) if ref is not None else None
+        if filled is None:
+            return
+        for i, (k, s) in enumerate(zip(keys, filled)):
+            what = "Error in operator %s: input %s" % (node.name, names[i] if i < len(names) else i)
+            self.shapes[k] = _merge(self.shapes.get(k), s, what)
+
+    def _fill_dtypes(self, keys):
+        """Unknown input dtypes take the first known floating input dtype (else float32)."""
+        dtypes = [self.dtypes.get(k) for k in keys]
+        ref = next((d for d in dtypes if d is not None and d.kind == "f"), np.dtype(np.float32))
+        for k, d in zip(keys, dtypes):
+            if d is None:
+                self.dtypes[k] = ref
+        return [self.dtypes[k] for k in keys]
+
+    def _forward(self, node, shapes, dtypes):
+        op, attrs = node.op, node.parsed
+        if op.infer_shape_fn is not None:
+            out_shapes = [tuple(s) for s in op.infer_shape_fn(attrs, shapes)]
+            out_dtypes = (op.infer_type_fn(attrs, dtypes) if op.infer_type_fn is not None
+                          else [dtypes[0] if dtypes else np.dtype(np.float32)] * len(out_shapes))
+        else:
+            outs = run_abstract(node, shapes, dtypes)
+            out_shapes = [tuple(o.shape) for o in outs]
+            out_dtypes = [np_dtype(o.dtype) for o in outs]
+        for i, (s, d) in enumerate(zip(out_shapes, out_dtypes)):
+            key = (id(node), i)
+            self.shapes[key] = _merge(self.shapes.get(key), s, "Error in operator %s: output %d" % (node.name, i))
+            self.dtypes[key] = np_dtype(d)
+
+    def _forward_dtypes(self, node, dtypes):
+        """Output dtypes without shapes: the operator's rule, else its first input's dtype."""
+        op = node.op
+        if (id(node), 0) in self.dtypes:
+            return
+        if op.infer_type_fn is not None:
+            outs = op.infer_type_fn(node.parsed, dtypes)
+        else:
+            dt = node.parsed.get("dtype") if isinstance(node.parsed.get("dtype"), str) else None
+            outs = [np_dtype(dt) if dt else (dtypes[0] if dtypes else np.dtype(np.float32))] * node.num_visible_outputs()
+        for i, d in enumerate(outs):
+            self.dtypes[(id(node), i)] = np_dtype(d)
+
+    def entry(self, node, index):
+        return self.shapes.get((id(node), index)), self.dtypes.get((id(node), index))
+
+
+def _call(node, tensors):
+    attrs = node.parsed
+    if node.op.mode_dependent:
+        attrs = dict(attrs, is_train=False)
+    res = node.op.fn(*tensors, **attrs)
+    return [res] if isinstance(res, torch.Tensor) else list(res)
+
+
+def run_abstract(node, shapes, dtypes):
+    """The outputs of an operator node on ``meta`` tensors (on zeros when an operator needs values)."""
+    try:
+        return _call(node, [torch.empty(s, dtype=torch_dtype(d), device="meta") for s, d in zip(shapes, dtypes)])
+    except MXNetError as e:
+        raise _node_error(node, shapes, e) from None
+    except Exception:  # pylint: disable=broad-except
+        pass  # the operator needs values (or has no meta kernel): try real zeros
+    try:
+        with torch.no_grad():
+            return _call(node, [torch.zeros(s, dtype=torch_dtype(d)) for s, d in zip(shapes, dtypes)])
+    except Exception as e:  # pylint: disable=broad-except
+        raise _node_error(node, shapes, e) from None
+
+
+def _node_error(node, shapes, err):
+    names = node.op.input_names(node.parsed)
+    ins = ", ".join("%s%s" % (n, _fmt(s)) for n, s in zip(names, shapes))
+    msg = str(err).split("\n")[0]
+    return MXNetError("Error in operator %s (%s): %s (input shapes: %s)" % (node.name, node.op.name, msg, ins))
+
+
+def infer_graph(symbol, shapes=None, dtypes=None):
+    """Run inference with the given variable shapes/dtypes (dicts by name); returns the graph."""
+    g = _Graph(symbol)
+    shapes, dtypes = shapes or {}, dtypes or {}
+    for n in g.variables():
+        g.set_var(n, shapes.get(n.name), dtypes.get(n.name))
+    g.run()
+    return g
+
+
+def _named(symbol, args, kwargs, what):
+    """Positional values (in list_arguments order) or keywords, as a dict by name."""
+    if args and kwargs:
+        raise ValueError("Can only specify known argument %s either positionally or by name" % what)
+    if args:
+        names = symbol.list_arguments()
+        return {n: v for n, v in zip(names, args) if v is not None}
+    inputs = set(symbol.list_inputs())
+    unknown = [k for k in kwargs if k not in inputs]
+    if unknown:
+        raise MXNetError("infer_%s: %s is not an input of the symbol (inputs: %s)"
+                         % (what, unknown[0], ", ".join(sorted(inputs))))
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def _split(symbol, g, pick):
+    order = g.order
+    aux = aux_nodes(order)
+    args = [pick(g.entry(n, 0)) for n in order if n.op is None and id(n) not in aux]
+    auxs = [pick(g.entry(n, 0)) for n in order if n.op is None and id(n) in aux]
+    outs = [pick(g.entry(n, i)) for n, i in symbol._outputs]
+    return args, outs, auxs
+
+
+def infer_shape(symbol, args, kwargs, partial=False):
+    """(arg_shapes, out_shapes, aux_shapes); unknown dims are 0 (None triple if incomplete)."""
+    given = _named(symbol, args, kwargs, "shape")
+    g = infer_graph(symbol, shapes={k: tuple(v) for k, v in given.items()})
+    res = _split(symbol, g, lambda e: e[0] if e[0] is not None else ())
+    if partial:
+        return res
+    unknown = [(n.name, g.entry(n, 0)[0]) for n in g.variables() if not known(g.entry(n, 0)[0])]
+    if unknown or not all(known(s) for s in res[1]):
+        warnings.warn("Cannot decide shape for the following arguments (0s in shape means unknown dimensions). "
+                      "Consider providing them as input:\n" +
+                      "\n".join("\t%s: %s" % (n, _fmt(s or ())) for n, s in unknown), stacklevel=3)
+        return None, None, None
+    return res
+
+
+def infer_type(symbol, args, kwargs):
+    """(arg_types, out_types, aux_types) as numpy types; None triple if incomplete."""
+    given = _named(symbol, args, kwargs, "type")
+    g = infer_graph(symbol, dtypes=given)
+    res = _split(symbol, g, lambda e: None if e[1] is None else e[1].type)
+    if any(t is None for part in res for t in part):
+        return None, None, None
+    return res
