@@ -1,13 +1,44 @@
-"""Element-wise operators: unary math, ``elemwise_*``, ``broadcast_*`` and the scalar family.
+"""Element-wise operators: unary math, ``elemwise_*``, ``broadcast_*``, the scalar family
+and the casts (``Cast``, ``amp_cast``, ``amp_multicast``).
 
-MXNet keeps the input dtype in all of them: comparisons give 0/1 in the input dtype,
-an integer array with a float scalar stays integer. ``elemwise_*`` requires equal shapes
-(no broadcasting, as the hybridization tutorial warns); ``broadcast_*`` broadcasts.
+MXNet keeps the input dtype in all of them: comparisons give 0/1 in the input dtype
+(recorded with a zero gradient), an integer array truncates a float scalar to an integer.
+``elemwise_*`` requires equal shapes (no broadcasting, as the hybridization tutorial
+warns); ``broadcast_*`` broadcasts. On ties ``maximum``/``minimum`` give the gradient to
+the left operand, as MXNet does.
 """
+import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Float, Int, register
+from .registry import Bool, Dtype, Float, Int, register
+
+
+class _ZeroGradFn(torch.autograd.Function):
+    """Attach a precomputed result to ``x``'s graph with a zero gradient."""
+
+    @staticmethod
+    def forward(ctx, x, value):  # pylint: disable=arguments-differ
+        ctx.shape, ctx.dtype = x.shape, x.dtype
+        return value
+
+    @staticmethod
+    def backward(ctx, g):  # pylint: disable=arguments-differ
+        return g.new_zeros(ctx.shape, dtype=ctx.dtype), None
+
+
+def zero_grad_output(x, value):
+    """``value`` as a recorded result of ``x`` with zero gradient, as MXNet gives for
+    comparisons and index outputs (torch would leave it outside the graph)."""
+    if x.requires_grad and value.is_floating_point():
+        return _ZeroGradFn.apply(x, value)
+    return value
+
+
+def _bool_result(x, r):
+    """A boolean torch result as 0/1 in ``x``'s dtype, recorded with zero gradient."""
+    return zero_grad_output(x, r.to(x.dtype))
+
 
 # ----------------------------------------------------------------------------- unary
 def _keep_dtype(fn):
@@ -30,15 +61,38 @@ def _softsign(x):
 
 
 def _hard_sigmoid(x, alpha=0.2, beta=0.5):
-    return torch.clamp(alpha * x + beta, 0.0, 1.0)
+    # where rather than clamp: MXNet's gradient is 0 on the boundaries too
+    y = alpha * x + beta
+    return torch.where(y <= 0, torch.zeros_like(y), torch.where(y >= 1, torch.ones_like(y), y))
 
 
 def _rcbrt(x):
     return 1.0 / torch.sign(x) / x.abs().pow(1.0 / 3)
 
 
+class _CbrtFn(torch.autograd.Function):
+    """Cube root with MXNet's gradient ``1 / (3 cbrt(x)^2)`` (infinite at 0, not NaN)."""
+
+    @staticmethod
+    def forward(ctx, x):  # pylint: disable=arguments-differ
+        y = torch.sign(x) * x.abs().pow(1.0 / 3)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, g):  # pylint: disable=arguments-differ
+        y, = ctx.saved_tensors
+        return g / (3 * y * y)
+
+
 def _cbrt(x):
-    return torch.sign(x) * x.abs().pow(1.0 / 3)
+    return _CbrtFn.apply(x)
+
+
+def _rint(x):
+    """MXNet's ``rint``: halves round down (``floor`` unless the fraction exceeds 0.5)."""
+    f = torch.floor(x)
+    return torch.where(x - f > 0.5, f + 1, f)
 
 
 def _round_half_away(x):
@@ -46,18 +100,10 @@ def _round_half_away(x):
     return torch.sign(x) * torch.floor(x.abs() + 0.5)
 
 
-def _log_sigmoid(x):
-    return torch.nn.functional.logsigmoid(x)
-
-
-def _mish(x):
-    return x * torch.tanh(torch.nn.functional.softplus(x))
-
-
 _UNARY = {
     "relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "exp": torch.exp,
     "abs": torch.abs, "square": torch.square, "negative": torch.neg, "sign": torch.sign,
-    "floor": torch.floor, "ceil": torch.ceil, "round": _round_half_away, "rint": torch.round,
+    "floor": torch.floor, "ceil": torch.ceil, "round": _round_half_away, "rint": _rint,
     "fix": torch.trunc, "trunc": torch.trunc, "softsign": _softsign, "erf": torch.erf,
     "erfinv": torch.erfinv, "sin": torch.sin, "cos": torch.cos, "tan": torch.tan,
     "arcsin": torch.asin, "arccos": torch.acos, "arctan": torch.atan, "sinh": torch.sinh,
@@ -66,7 +112,7 @@ _UNARY = {
     "log1p": torch.log1p, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "cbrt": _cbrt, "rcbrt": _rcbrt,
     "reciprocal": torch.reciprocal, "gamma": lambda x: torch.exp(torch.lgamma(x)) * _gamma_sign(x),
     "gammaln": torch.lgamma, "degrees": torch.rad2deg, "radians": torch.deg2rad,
-    "log_sigmoid": _log_sigmoid, "mish": _mish,
+    "logical_not": lambda x: _bool_result(x, x == 0),
 }
 
 
@@ -158,13 +204,17 @@ def _div(a, b):
 def _as_dtype(fn):
     def run(a, b):
         r = fn(a, b)
+        if r.dtype == torch.bool:
+            return _bool_result(a, r)
         return r if r.dtype == a.dtype else r.to(a.dtype)
     return run
 
 
 _BINARY = {
     "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": _div, "mod": _mxnet_mod,
-    "power": torch.pow, "maximum": torch.maximum, "minimum": torch.minimum, "hypot": torch.hypot,
+    # maximum/minimum: on ties the whole gradient goes to lhs, as in MXNet
+    "power": torch.pow, "maximum": lambda a, b: torch.where(a >= b, a, b),
+    "minimum": lambda a, b: torch.where(a <= b, a, b), "hypot": torch.hypot,
     "equal": torch.eq, "not_equal": torch.ne, "greater": torch.gt, "greater_equal": torch.ge,
     "lesser": torch.lt, "lesser_equal": torch.le,
     "logical_and": lambda a, b: (a != 0) & (b != 0), "logical_or": lambda a, b: (a != 0) | (b != 0),
@@ -216,14 +266,20 @@ for _key, _fn in _BINARY.items():
 
 # ----------------------------------------------------------------------------- with a scalar
 def _scalar_fn(fn, reflected=False):
-    def impl(data, *, scalar):
+    """MXNet's scalar ops: an integer array truncates the scalar to an integer; with
+    ``is_int=False`` (numpy semantics) it is promoted to float64 instead."""
+    def impl(data, *, scalar, is_int):
         if data.is_floating_point():
             s = scalar
+        elif is_int:
+            s = int(scalar)
         else:
-            s = int(scalar) if float(scalar).is_integer() else scalar
+            data, s = data.double(), scalar
         r = fn(s, data) if reflected else fn(data, s)
         if not isinstance(r, torch.Tensor):
             r = torch.as_tensor(r)
+        if r.dtype == torch.bool:
+            return _bool_result(data, r)
         return r if r.dtype == data.dtype else r.to(data.dtype)
     return impl
 
@@ -240,7 +296,7 @@ _SCALAR = {
     "_plus_scalar": (torch.add, False, ["_PlusScalar"]), "_minus_scalar": (torch.sub, False, ["_MinusScalar"]),
     "_rminus_scalar": (lambda s, x: torch.sub(s, x) if isinstance(s, torch.Tensor) else s - x, True, ["_RMinusScalar"]),
     "_mul_scalar": (torch.mul, False, ["_MulScalar"]), "_div_scalar": (_div, False, ["_DivScalar"]),
-    "_rdiv_scalar": (lambda s, x: s / x if x.is_floating_point() else torch.div(torch.full_like(x, s), x, rounding_mode="trunc"), True, ["_RDivScalar"]),
+    "_rdiv_scalar": (lambda s, x: _div(torch.full_like(x, s), x), True, ["_RDivScalar"]),
     "_mod_scalar": (_mxnet_mod, False, ["_ModScalar"]), "_rmod_scalar": (_rmod, True, ["_RModScalar"]),
     "_power_scalar": (torch.pow, False, ["_PowerScalar"]), "_rpower_scalar": (_rpow, True, ["_RPowerScalar"]),
     "_maximum_scalar": (torch.clamp_min, False, ["_MaximumScalar"]),
@@ -259,10 +315,10 @@ _SCALAR = {
 for _name, (_fn, _refl, _aliases) in _SCALAR.items():
     _impl = _scalar_fn(_fn, _refl)
     _impl.__doc__ = "Element-wise operation of an array with a scalar (``%s``)." % _name
-    register(_name, params=dict(scalar=Float(1.0)), aliases=_aliases)(_impl)
+    register(_name, params=dict(scalar=Float(1.0), is_int=Bool(True)), aliases=_aliases)(_impl)
 
 
-@register("smooth_l1", params=dict(scalar=Float(1.0)))
+@register("smooth_l1", params=dict(scalar=Float()))
 def smooth_l1(data, *, scalar):
     """MXNet's smooth L1: ``0.5*(sigma*x)^2`` if ``|x| < 1/sigma^2`` else ``|x| - 0.5/sigma^2``."""
     s2 = scalar * scalar
@@ -296,3 +352,56 @@ def clip(data, *, a_min, a_max):
     """Clip values into ``[a_min, a_max]`` (gradient passes inside the interval)."""
     return torch.clamp(data, a_min, a_max)
 
+
+_grad_add = _make_elemwise("_grad_add", torch.add)
+_grad_add.__doc__ = "``lhs + rhs`` of equal shapes (the operator MXNet accumulates gradients with)."
+register("_grad_add", inputs=("lhs", "rhs"))(_grad_add)
+
+
+# ----------------------------------------------------------------------------- casts
+_CAST_DTYPES = ("bool", "float16", "float32", "float64", "int32", "int64", "int8", "uint8")
+
+
+def _cast(data, dtype):
+    dt = getattr(torch, dtype)
+    if data.is_floating_point() and dt in (torch.uint8, torch.int8):
+        return data.to(torch.int64).to(dt)  # wrap around as C casts do
+    return data.to(dt, copy=True)
+
+
+@register("Cast", params=dict(dtype=Dtype(choices=_CAST_DTYPES)), aliases=["cast"])
+def cast(data, *, dtype):
+    """The input converted to ``dtype`` (floats truncate toward zero into integers;
+    the gradient is cast back to the input dtype)."""
+    return _cast(data, dtype)
+
+
+def _amp_cast_type(attrs, dtypes):
+    return [np.dtype(attrs["dtype"]) if dtypes[0].kind == "f" else dtypes[0]]
+
+
+def _amp_multicast_types(attrs, dtypes):
+    floats = [d for d in dtypes if d.kind == "f"]
+    target = (min if attrs["cast_narrow"] else max)(floats, key=lambda d: d.itemsize) if floats else None
+    return [target if d.kind == "f" else d for d in dtypes]
+
+
+@register("amp_cast", params=dict(dtype=Dtype(choices=_CAST_DTYPES[1:])), infer_type=_amp_cast_type)
+def amp_cast(data, *, dtype):
+    """AMP's cast: floating-point inputs are converted to ``dtype``, others pass unchanged."""
+    if not data.is_floating_point() or not getattr(torch, dtype).is_floating_point:
+        return data.clone()
+    return data.to(getattr(torch, dtype))
+
+
+@register("amp_multicast", variadic="num_outputs", params=dict(num_outputs=Int(), cast_narrow=Bool(False)),
+          num_outputs=lambda a: a["num_outputs"], infer_type=_amp_multicast_types)
+def amp_multicast(*data, num_outputs, cast_narrow):
+    """AMP's multicast: every floating-point input is converted to the widest (or with
+    ``cast_narrow`` the narrowest) floating-point dtype among the inputs."""
+    floats = [d.dtype for d in data if d.is_floating_point()]
+    if not floats:
+        return tuple(d.clone() for d in data)
+    pick = min if cast_narrow else max
+    target = pick(floats, key=lambda t: torch.finfo(t).bits)
+    return tuple(d.to(target) if d.is_floating_point() else d.clone() for d in data)
