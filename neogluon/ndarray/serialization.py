@@ -12,7 +12,7 @@ and one array (``NDArray::Save``)::
     uint32 magic        0xF993FAC9 (V2), 0xF993FACA (V3: numpy shape semantics)
     int32  stype        0 dense, 1 row_sparse, 2 csr
     [shape  storage shape, sparse only]
-    shape               uint32 ndim, int64 dims[ndim]
+    shape               int32 ndim (-1: unknown, V3 only), int64 dims[ndim]
     int32 dev_type, int32 dev_id, int32 type_flag   (absent for a 'none' array)
     [sparse only: per aux array int32 type_flag and its shape]
     data bytes, then the sparse aux arrays' bytes
@@ -131,15 +131,15 @@ class _Reader:
     def value(self, fmt, what):
         return self.unpack(fmt, what)[0]
 
-    def shape(self, what, legacy=False):
+    def shape(self, what, allow_unknown=False, dim_format="q"):
         """A shape: int32 ndim and int64 dims (uint32 dims in the oldest layout); None for
-        V3's unknown shape (ndim -1)."""
+        an unknown shape (ndim -1) where ``allow_unknown``."""
         ndim = self.value("i", what + " ndim")
-        if ndim == -1 and not legacy:
+        if ndim == -1 and allow_unknown:
             return None
         if ndim < 0:
             raise self.error("negative ndim %d in %s" % (ndim, what))
-        dims = self.unpack("%d%s" % (ndim, "I" if legacy else "q"), what)
+        dims = self.unpack("%d%s" % (ndim, dim_format), what)
         if any(d < 0 for d in dims):
             raise self.error("negative dimension in %s %s" % (what, dims))
         return dims
@@ -201,7 +201,7 @@ def _read_array(reader, index):
             raise reader.error("unknown storage type %d in %s" % (stype, what))
         if _NUM_AUX[stype]:
             reader.shape(what + " storage shape")
-        shape = reader.shape(what + " shape")
+        shape = reader.shape(what + " shape", allow_unknown=magic == V3_MAGIC)
         if shape is None or (magic == V2_MAGIC and len(shape) == 0):
             return None
     else:
@@ -210,7 +210,7 @@ def _read_array(reader, index):
             shape = reader.shape(what + " shape")
         else:  # the oldest layout: no magic, the first word is ndim and the dims are uint32
             reader.pos -= 4
-            shape = reader.shape(what + " shape", legacy=True)
+            shape = reader.shape(what + " shape", dim_format="I")
         if len(shape) == 0:
             return None
     dev_type, dev_id, flag = reader.unpack("iii", what + " context and type flag")
