@@ -1,7 +1,7 @@
 """The operator methods of ``NDArray`` (``x.sum(axis=1)``, ``x.relu()``, ...).
 
-Each method calls the ``mx.nd`` function of the same operator with the array as its
-first input, as MXNet 1.9.1's NDArray does; the list is MXNet's.
+Each method *is* the ``mx.nd`` function of the same operator (the array binds as its
+first input), as in MXNet 1.9.1's NDArray; the list of names is MXNet's.
 """
 from . import ndarray as _nd_mod
 from .ndarray import NDArray
@@ -21,20 +21,12 @@ METHODS.update({"broadcast_axes": "broadcast_axis", "split_v2": "_split_v2", "sl
                 "slice_assign_scalar": "_slice_assign_scalar"})
 
 
-def _method(fn):
-    def method(self, *args, **kwargs):
-        return fn(self, *args, **kwargs)
-    method.__name__ = fn.__name__
-    method.__doc__ = fn.__doc__
-    return method
-
-
 def install():
     from .. import ndarray as nd
     for meth, fname in METHODS.items():
         fn = getattr(nd, fname, None)
         if fn is not None and not hasattr(NDArray, meth):
-            setattr(NDArray, meth, _method(fn))
+            setattr(NDArray, meth, fn)  # a plain function: the array binds as its first input
 
 
 install()

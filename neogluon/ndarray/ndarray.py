@@ -7,6 +7,7 @@ meets an integer array as an integer), an integer index of a 1-d array gives sha
 numbers raise TypeError, and operators are recorded for autograd only inside
 ``autograd.record()``, where writing into an array that is part of the graph raises.
 """
+import threading
 import warnings
 
 import torch
@@ -225,10 +226,24 @@ class NDArray:
 
     # ------------------------------------------------------------------ arithmetic
     def _binary(self, other, op_nd, op_scalar, reflected=False):
+        """``self <op> other``: the registry's broadcast op for two arrays, its scalar op for a
+        number. The operator's implementation is called directly (the hottest path)."""
         if isinstance(other, NDArray):
-            return invoke(op_nd, (other, self) if reflected else (self, other), {})
+            op = _OPS[op_nd]
+            a, b = (other._t, self._t) if reflected else (self._t, other._t)
+            if not _STATE.recording and (a.requires_grad or b.requires_grad):
+                a, b = a.detach(), b.detach()
+            try:
+                return NDArray(op.fn(a, b))
+            except MXNetError:
+                raise
+            except (RuntimeError, ValueError, IndexError, TypeError) as e:
+                raise registry.shape_error(op, {}, (a, b), e) from None
         if isinstance(other, numeric_types):
-            return invoke(op_scalar, (self,), {"scalar": float(other)})
+            a = self._t
+            if not _STATE.recording and a.requires_grad:
+                a = a.detach()
+            return NDArray(_OPS[op_scalar].fn(a, scalar=float(other)))
         raise TypeError("type %s not supported" % str(type(other)))
 
     def _inplace(self, other, op_nd, op_scalar):
@@ -409,20 +424,68 @@ def _tensors(op, attrs, inputs):
 _REGISTRY = registry._REGISTRY
 
 
+class _Tracing(threading.local):
+    """While a HybridBlock that overrides ``forward`` is traced, ``hook`` turns operator
+    calls into Symbol nodes (see :mod:`neogluon.gluon.cached`)."""
+    hook = None
+
+
+TRACING = _Tracing()
+
+
 def invoke(op, inputs, kwargs, out=None):
-    """Call a registered operator (by name or Operator) on NDArrays with keyword attributes."""
+    """Call a registered operator (by name or Operator) on NDArrays with keyword attributes.
+
+    This is ``mx.nd.<op>``'s body, so it is written for speed: attributes come from the
+    operator's parse cache, and the common input counts avoid any loop."""
     if type(op) is str:  # pylint: disable=unidiomatic-typecheck
         op = _REGISTRY.get(op) or registry.get(op)
+    if TRACING.hook is not None:
+        return TRACING.hook(op, inputs, kwargs, out)
     if kwargs:
         attrs = op.parse_attrs(kwargs)
     else:
         attrs = op.default_attrs
         if attrs is None:
             attrs = op.parse_attrs(kwargs)
-    res = apply_op(op, _tensors(op, attrs, inputs), attrs)
+    n = op.arity
+    try:
+        if n == 1 and len(inputs) == 1:
+            ts = (inputs[0]._t,)
+        elif n == 2 and len(inputs) == 2:
+            ts = (inputs[0]._t, inputs[1]._t)
+        else:
+            ts = _tensors(op, attrs, inputs)
+    except AttributeError:
+        ts = _tensors(op, attrs, inputs)
+    # apply_op, inlined: this is the hottest path of imperative code
+    if not _STATE.recording:
+        for t in ts:
+            if t is not None and t.requires_grad:
+                ts = [None if x is None else x.detach() for x in ts]
+                break
+    if op.mode_dependent:
+        attrs = dict(attrs, is_train=_STATE.training)
+    try:
+        res = op.fn(*ts, **attrs)
+    except MXNetError:
+        raise
+    except (RuntimeError, ValueError, IndexError, TypeError) as e:
+        raise registry.shape_error(op, attrs, ts, e) from None
     if out is None and type(res) is torch.Tensor:  # pylint: disable=unidiomatic-typecheck
         return NDArray(res)
     return wrap_outputs(res, out)
+
+
+class _OpTable(dict):
+    """Operators by name, resolved on first use (the registry is filled at import time)."""
+
+    def __missing__(self, name):
+        op = self[name] = registry.get(name)
+        return op
+
+
+_OPS = _OpTable()
 
 
 def wrap_outputs(res, out=None):

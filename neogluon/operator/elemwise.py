@@ -233,12 +233,22 @@ _ELEMWISE_NAMES = {
 }
 
 
-def _make_broadcast(name, fn):
-    fn = _as_dtype(fn)
+# torch keeps the dtype of two same-dtype inputs for these, so no cast is needed after them
+_DTYPE_KEEPING = {"add", "sub", "mul", "mod", "maximum", "minimum"}
 
-    def impl(lhs, rhs):
-        _check_dtypes(name, lhs, rhs)
-        return fn(lhs, rhs)
+
+def _make_broadcast(name, key, fn):
+    if key in _DTYPE_KEEPING:
+        def impl(lhs, rhs):
+            if lhs.dtype != rhs.dtype:
+                _check_dtypes(name, lhs, rhs)
+            return fn(lhs, rhs)
+    else:
+        fn = _as_dtype(fn)
+
+        def impl(lhs, rhs):
+            _check_dtypes(name, lhs, rhs)
+            return fn(lhs, rhs)
     impl.__doc__ = "Element-wise %s of two arrays with numpy broadcasting." % name
     return impl
 
@@ -259,7 +269,7 @@ def _make_elemwise(name, fn):
 for _key, _fn in _BINARY.items():
     register("broadcast_" + _key, inputs=("lhs", "rhs"),
              aliases=["broadcast_plus"] if _key == "add" else ["broadcast_minus"] if _key == "sub" else [])(
-        _make_broadcast("broadcast_" + _key, _fn))
+        _make_broadcast("broadcast_" + _key, _key, _fn))
     _ename, _aliases = _ELEMWISE_NAMES[_key]
     register(_ename, inputs=("lhs", "rhs"), aliases=_aliases)(_make_elemwise(_ename, _fn))
 
@@ -268,7 +278,7 @@ for _key, _fn in _BINARY.items():
 def _scalar_fn(fn, reflected=False):
     """MXNet's scalar ops: an integer array truncates the scalar to an integer; with
     ``is_int=False`` (numpy semantics) it is promoted to float64 instead."""
-    def impl(data, *, scalar, is_int):
+    def impl(data, *, scalar, is_int=True):
         if data.is_floating_point():
             s = scalar
         elif is_int:

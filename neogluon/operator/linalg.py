@@ -72,6 +72,11 @@ def _dot_operand(t, transposed, is_lhs):
 def dot(lhs, rhs, *, transpose_a, transpose_b, forward_stype):
     """MXNet's ``dot``: matrix product of 2-d arrays; for N-d arrays the last axis of
     ``lhs`` is contracted with the first of ``rhs`` (flipped by the transpose flags)."""
+    if lhs.dim() == 2 and rhs.dim() == 2:  # the common case, without the N-d bookkeeping
+        a = lhs.t() if transpose_a else lhs
+        b = rhs.t() if transpose_b else rhs
+        if a.shape[1] == b.shape[0]:
+            return torch.mm(a, b)
     if lhs.dim() == 1 and rhs.dim() == 1 and (transpose_a or transpose_b):
         raise MXNetError("Operator dot: cannot transpose vectors, got lhs %s and rhs %s"
                          % (tuple(lhs.shape), tuple(rhs.shape)))

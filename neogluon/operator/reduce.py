@@ -11,6 +11,7 @@ MXNet's conventions reproduced here:
   the full gradient, ``prod`` divides the output by the input (NaN at zeros), the L2
   norm's gradient is ``x / norm`` (NaN at a zero norm), index outputs give zeros.
 """
+import functools
 import math
 
 import numpy as np
@@ -130,52 +131,65 @@ class _L2NormFn(torch.autograd.Function):
 
 
 # ----------------------------------------------------------------------------- sum, mean, max, ...
-def _sum(x, axes):
-    out = x.sum(axes, keepdim=True)
+# Each kernel reduces ``axes``; those that can drop the reduced dims themselves honour
+# ``keepdim``, the others always keep them (the caller reshapes).
+def _sum(x, axes, keepdim=True):
+    out = x.sum(axes, keepdim=keepdim)
     return out if out.dtype == x.dtype else out.to(x.dtype)
 
 
-def _mean(x, axes):
+def _mean(x, axes, keepdim=True):
     if x.is_floating_point():
-        return x.mean(axes, keepdim=True)
+        return x.mean(axes, keepdim=keepdim)
     count = math.prod(x.shape[a] for a in axes)
-    return torch.div(_sum(x, axes), count, rounding_mode="trunc")
+    return torch.div(_sum(x, axes, keepdim), count, rounding_mode="trunc")
 
 
-def _max(x, axes):
+def _max(x, axes, keepdim=True):
     return _ExtremumFn.apply(x, axes, True)
 
 
-def _min(x, axes):
+def _min(x, axes, keepdim=True):
     return _ExtremumFn.apply(x, axes, False)
 
 
-def _prod(x, axes):
+def _prod(x, axes, keepdim=True):
     return _ProdFn.apply(x, axes)
 
 
-def _nansum(x, axes):
+def _nansum(x, axes, keepdim=True):
     if not x.is_floating_point():
-        return _sum(x, axes)
-    return torch.nansum(x, axes, keepdim=True)
+        return _sum(x, axes, keepdim)
+    return torch.nansum(x, axes, keepdim=keepdim)
 
 
-def _nanprod(x, axes):
+def _nanprod(x, axes, keepdim=True):
     if not x.is_floating_point():
         return _prod(x, axes)
     return _prod(torch.where(torch.isnan(x), torch.ones_like(x), x), axes)
 
 
-def _square_sum(x, axes):
-    return _sum(x * x, axes)
+def _square_sum(x, axes, keepdim=True):
+    return _sum(x * x, axes, keepdim)
+
+
+@functools.lru_cache(maxsize=4096)
+def _reduction_plan(name, shape, axis, exclude, keepdims):
+    """(axes reduced, output shape or None to keep the kernel's keepdim shape), memoised:
+    a training loop reduces the same shapes over and over."""
+    axes = reduce_axes(name, shape, axis, exclude)
+    if keepdims or not axes:
+        return axes, None
+    return axes, tuple(d for i, d in enumerate(shape) if i not in axes) or (1,)
 
 
 def _register_reduction(name, kernel, doc, aliases=()):
     def impl(data, *, axis, keepdims, exclude):
-        axes = reduce_axes(name, data.shape, axis, exclude)
+        axes, out_shape = _reduction_plan(name, data.shape, axis, exclude, keepdims)
         if not axes:
             return data.clone()
-        return finish_shape(kernel(data, axes), axes, keepdims)
+        out = kernel(data, axes, out_shape is None)
+        return out if out_shape is None or out.shape == out_shape else out.reshape(out_shape)
     impl.__doc__ = doc
     register(name, params=_reduce_params(), aliases=list(aliases))(impl)
 
