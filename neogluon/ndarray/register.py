@@ -5,9 +5,12 @@ defaulting to ``_Null``, then ``out=None, name=None, **kwargs``; variadic operat
 ``*data`` and fill in ``num_args``). With ``symbolic=True`` (``mx.sym``) the function also
 takes ``attr=None`` and calls ``invoke(op, inputs, kwargs, name, attr, fname)`` instead of
 ``invoke(op, inputs, kwargs, out)``: a symbol needs its name, attributes and naming hint.
-The source is generated and ``exec``-ed once, as torch.fx does, so a call costs one
-attribute-dict lookup and the torch kernel.
+The source is generated and ``exec``-ed once, as torch.fx does; for operators with a fixed
+number of inputs it calls the implementation directly, so a call costs one attribute-dict
+lookup and the torch kernel.
 """
+import torch
+
 from ..base import _Null
 from ..operator import registry
 
@@ -39,14 +42,49 @@ def _source(op, fname, symbolic=False):
         inputs = "(%s)" % "".join("%s, " % n for n in names)
     for p in params:
         lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
+    if not symbolic and _has_fast_path(op):
+        lines += _fast_path(op.all_input_names(), inputs)
     lines.append("    return _invoke(_op, %s, kwargs, %s)" % (inputs, call))
     return "def %s(%s):\n%s\n" % (fname, ", ".join(sig), "\n".join(lines))
+
+
+def _has_fast_path(op):
+    return op.arity is not None and 0 < op.arity <= 4 and not op.mode_dependent and not op.variadic
+
+
+def _fast_path(names, inputs):
+    """Source of the imperative fast path, for operators with a fixed number of inputs:
+    the implementation is called straight from the generated function. Anything unusual
+    (``out=``, a non-NDArray input, an error to explain) goes to the checked ``invoke``."""
+    ts = ["t%d" % i for i in range(len(names))]
+    grads = " or ".join("%s.requires_grad" % t for t in ts)
+    return [
+        "    if out is None:",
+        "        try:",
+        "            %s, = %s," % (", ".join(ts), ", ".join("%s._t" % n for n in names)),
+        "        except AttributeError:",
+        "            return _invoke(_op, %s, kwargs, out)" % inputs,
+        "        if not _STATE.recording and (%s):" % grads,
+        "            %s, = %s," % (", ".join(ts), ", ".join("%s.detach()" % t for t in ts)),
+        "        attrs = _op.default_attrs",
+        "        if kwargs or attrs is None:",
+        "            attrs = _op.parse_attrs(kwargs)",
+        "        try:",
+        "            r = _op.fn(%s, **attrs)" % ", ".join(ts),
+        "        except Exception:  # pylint: disable=broad-except",
+        "            return _invoke(_op, %s, kwargs, out)  # re-run checked, for MXNet's error" % inputs,
+        "        if type(r) is _Tensor:",
+        "            return _NDArray(r)",
+        "        return [_NDArray(x) for x in r]",
+    ]
 
 
 def make_function(op, fname, invoke, symbolic=False):
     """The Python function ``mx.nd.<fname>`` (or, with ``symbolic``, ``mx.sym.<fname>``) for ``op``."""
     src = _source(op, fname, symbolic)
-    scope = {"_Null": _Null, "_op": op, "_invoke": invoke}
+    from .ndarray import NDArray, _STATE
+    scope = {"_Null": _Null, "_op": op, "_invoke": invoke, "_NDArray": NDArray, "_STATE": _STATE,
+             "_Tensor": torch.Tensor}
     exec(compile(src, "<neogluon.%s>" % fname, "exec"), scope)  # pylint: disable=exec-used
     fn = scope[fname]
     fn.__doc__ = "%s\n\nParameters\n----------\n%s\n" % (op.doc.strip(), op.describe_params())
