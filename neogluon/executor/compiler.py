@@ -3,7 +3,8 @@
 Modelled on torch.fx's ``Graph.python_code()``: the nodes are put in topological order,
 their attributes parsed once, and straight-line Python source is generated and
 ``exec``-ed, one line per operator calling its registry implementation directly with
-the attributes written in as literals::
+the attributes written in as literals (or, for operators with a lowering, the function
+the lowering made for those attributes, called on the tensors alone)::
 
     def graph_train(i0, i1, i2):
         v3 = _f3(i0, i1, i2, num_hidden=10, no_bias=False, flatten=True)
@@ -129,12 +130,13 @@ class CompiledGraph:
 
     def _line(self, k, node, attrs, is_train, scope, var):
         fname = "_f%d" % k
-        scope[fname] = node.op.fn
         args = [self._entry(var, src, i) for src, i, _ in node.inputs]
         attrs = dict(attrs)
         if node.op.mode_dependent:
             attrs["is_train"] = is_train
-        for key, value in attrs.items():
+        lowered = node.op.lower(attrs)
+        scope[fname] = node.op.fn if lowered is None else lowered
+        for key, value in ({} if lowered is not None else attrs).items():
             src = _literal(value)
             if src is None:
                 const = "_c%d_%s" % (k, key)

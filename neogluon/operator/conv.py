@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import Bool, Float, Int, Shape, Str, register
+from .registry import Bool, Float, Int, Shape, Str, lowering, register
 
 _CONV_LAYOUTS = ("NCDHW", "NCHW", "NCW", "NDHWC", "NHWC")
 _POOL_LAYOUTS = _CONV_LAYOUTS + ("NWC",)
@@ -159,6 +159,25 @@ def convolution(data, weight, bias=None, *, kernel, stride, dilate, pad, num_fil
     w = _to_channel_first(weight) if _channel_last(layout) else weight
     y = _CONV[len(kernel)](x, w, bias, stride, pad, dilate, num_group)
     return _to_channel_last(y) if _channel_last(layout) else y
+
+
+@lowering("Convolution")
+def _lower_convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, **_):
+    """Channel-first convolution with its geometry resolved once (see Operator.lower)."""
+    if _channel_last(layout):
+        return None
+    try:
+        stride, dilate, pad = _geometry("Convolution", kernel, stride, dilate, pad, "convolution")
+    except MXNetError:
+        return None  # the checked implementation reports it when the graph runs
+    conv = _CONV[len(kernel)]
+
+    def run(data, weight, bias=None):
+        if weight.shape[0] != num_filter:
+            raise MXNetError("Convolution: weight %s does not have num_filter=%d rows"
+                             % (_shape(weight), num_filter))
+        return conv(data, weight, bias, stride, pad, dilate, num_group)
+    return run
 
 
 # ----------------------------------------------------------------------------- Deconvolution
@@ -349,6 +368,28 @@ def pooling(data, *, kernel, pool_type, global_pool, cudnn_off, pooling_conventi
     if nd == 1:
         y = y.squeeze(2)
     return _to_channel_last(y) if _channel_last(layout) else y
+
+
+@lowering("Pooling")
+def _lower_pooling(*, kernel, pool_type, global_pool, pooling_convention, stride, pad, count_include_pad,
+                   layout, **_):
+    """Channel-first max/avg/sum pooling that torch's kernels compute exactly as MXNet
+    ('valid' windows, pad at most half the kernel) or global pooling, resolved once."""
+    if _channel_last(layout) or pool_type == "lp":
+        return None
+    if global_pool:
+        reduce = {"max": torch.amax, "avg": torch.mean, "sum": torch.sum}[pool_type]
+        return lambda data: reduce(data, tuple(range(2, data.dim())), keepdim=True)
+    if len(kernel) not in (2, 3) or pooling_convention != "valid":
+        return None
+    try:
+        kernel, stride, pad = _pool_geometry("Pooling", None, kernel, stride, pad, False)
+    except MXNetError:
+        return None
+    if any(2 * p > k for p, k in zip(pad, kernel)):
+        return None
+    include_pad = count_include_pad is None or count_include_pad
+    return lambda data: _pool_native(data, pool_type, kernel, stride, pad, False, include_pad)
 
 
 # ----------------------------------------------------------------------------- UpSampling

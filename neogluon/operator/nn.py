@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import Bool, Int, Str, register
+from .registry import Bool, Int, Str, lowering, register
 
 
 def known(shape):
@@ -57,3 +57,21 @@ _ACTIVATIONS = {
 def activation(data, *, act_type):
     """Element-wise activation: relu, sigmoid, softrelu (``log(1 + exp(x))``), softsign or tanh."""
     return _ACTIVATIONS[act_type](data)
+
+
+@lowering("FullyConnected")
+def _lower_fully_connected(*, num_hidden, no_bias, flatten):
+    """``F.linear`` with the flattening decided once (see Operator.lower)."""
+    def run(data, weight, bias=None):
+        if weight.shape[0] != num_hidden:
+            raise MXNetError("FullyConnected: weight %s does not have num_hidden=%d rows"
+                             % (tuple(weight.shape), num_hidden))
+        if flatten and data.dim() != 2:
+            data = data.reshape(data.shape[0], -1)
+        return F.linear(data, weight, bias)
+    return run
+
+
+@lowering("Activation")
+def _lower_activation(*, act_type):
+    return _ACTIVATIONS[act_type]

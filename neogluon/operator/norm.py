@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from ..base import MXNetError, torch_dtype
 from .elemwise import constant_like
-from .registry import Bool, Dtype, Float, Int, Shape, Str, register
+from .registry import Bool, Dtype, Float, Int, Shape, Str, lowering, register
 
 
 def _shape(t):
@@ -401,3 +401,23 @@ def dropout(data, *, p, mode, axes, cudnn_off, is_train):
         return F.dropout(data, p, training=True)
     keep = torch.empty(_dropout_mask_shape(data, axes), dtype=data.dtype, device=data.device)
     return data * keep.bernoulli_(1 - p).div_(1 - p)
+
+
+@lowering("BatchNorm")
+def _lower_batch_norm(*, eps, fix_gamma, use_global_stats, output_mean_var, axis, is_train, **_):
+    """Inference-mode BatchNorm on channel axis 1 as one fused torch call (moving statistics,
+    learned gamma); training and the other variants keep the full implementation."""
+    if (is_train and not use_global_stats) or fix_gamma or output_mean_var or axis != 1:
+        return None
+
+    def run(data, gamma, beta, moving_mean, moving_var):
+        return F.batch_norm(data, moving_mean, moving_var, gamma, beta, False, 0.0, eps)
+    return run
+
+
+@lowering("Dropout")
+def _lower_dropout(*, p, mode, is_train, **_):
+    """Dropout where it is the identity (predict mode, or p = 0): the input itself."""
+    if p == 0 or not (is_train or mode == "always"):
+        return lambda data: data
+    return None

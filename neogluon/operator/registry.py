@@ -24,7 +24,7 @@ import torch
 from ..base import MXNetError, _Null, np_dtype
 
 __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQUIRED",
-           "Operator", "register", "get", "exists", "list_operators", "alias"]
+           "Operator", "register", "lowering", "get", "exists", "list_operators", "alias"]
 
 
 class _Required:
@@ -230,6 +230,7 @@ class Operator:
         self._signature = tuple(signature) if signature is not None else None
         self.aliases = []
         self.doc = doc if doc is not None else (fn.__doc__ or "")
+        self.lowering = None              # attrs -> function of tensors, see lower()
         self._cache = {}
         self._defaults = {k: p.default for k, p in self.params.items() if not p.required}
         # fast paths for imperative calls: the attributes of a call with no keywords (None
@@ -335,6 +336,17 @@ class Operator:
         return '%s(name="%s"%s)' % (self.name, name, (", " + items) if items else "")
 
     # -- running
+    def lower(self, attrs):
+        """The operator specialised to fixed attributes: a function of the input tensors
+        alone, or None when the operator has no lowering for them.
+
+        A lowering does the attribute work (geometry, layouts, kernel choice) once, at
+        graph-compile time, and leaves per-call checks to torch: the graph executor runs
+        lowered functions and re-runs the checked implementation only to explain a failure."""
+        if self.lowering is None:
+            return None
+        return self.lowering(**attrs)
+
     def __call__(self, *tensors, **attrs):
         """Run the torch implementation on tensors with parsed attributes."""
         return self.fn(*tensors, **attrs)
@@ -355,6 +367,17 @@ def register(name, **schema):
         for a in aliases:
             alias(a, op)
         return fn
+    return deco
+
+
+def lowering(name):
+    """Decorator: register a lowering for operator ``name`` (see :meth:`Operator.lower`).
+
+    The decorated factory takes the parsed attributes as keywords and returns a function
+    of the input tensors, or None to keep the generic implementation for those attributes."""
+    def deco(factory):
+        get(name).lowering = factory
+        return factory
     return deco
 
 
