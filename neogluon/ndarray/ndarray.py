@@ -25,13 +25,14 @@ _STATE = autograd.STATE
 
 class NDArray:
     """An array on a device (``mx.nd.NDArray``)."""
-    __slots__ = ("_t", "_grad", "_grad_req", "__weakref__")
+    __slots__ = ("_t", "_grad", "_grad_req", "_fresh_grad", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, tensor):
         self._t = tensor
         self._grad = None
         self._grad_req = "null"
+        self._fresh_grad = False  # set when backward writes .grad; Trainer clears it
 
     # ------------------------------------------------------------------ properties
     @property

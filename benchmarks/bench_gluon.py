@@ -1,0 +1,185 @@
+"""Gluon end to end: the tutorial's LeNet and a 3-layer MLP, imperative vs hybridized vs raw torch.
+
+    OMP_NUM_THREADS=1 python3 benchmarks/bench_gluon.py [--mxnet /tmp/mxref/bin/python] [--quick]
+
+For each network and batch size it times inference (predict mode) and one training step
+(forward under ``autograd.record()``, a sum-of-squares loss, backward, an SGD update of
+every parameter) for the block run imperatively, the block hybridized, and the same
+network written in raw torch (eager), in interleaved rounds (best of N). The targets of
+issue 4: hybridized faster than imperative at every batch size, and within 1.2x of raw
+torch. ``--mxnet PYTHON`` also runs the Gluon cases under real MXNet 1.9.1 in that
+interpreter (a side venv) and adds its columns.
+"""
+import argparse
+import importlib
+import json
+import subprocess
+import sys
+import time
+
+LR = 0.01
+BATCHES = {"lenet": (1, 16, 256), "mlp": (1, 16, 256)}
+
+
+def build(mx, name):
+    """The Gluon network (tutorial LeNet or MLP 784-256-128-10) and its input shape without batch."""
+    gluon, nn = mx.gluon, mx.gluon.nn
+
+    class LeNet(gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super(LeNet, self).__init__(**kwargs)
+            with self.name_scope():
+                self.conv1 = nn.Conv2D(6, kernel_size=5)
+                self.pool1 = nn.MaxPool2D(pool_size=2)
+                self.conv2 = nn.Conv2D(16, kernel_size=5)
+                self.pool2 = nn.MaxPool2D(pool_size=2)
+                self.fc1 = nn.Dense(120)
+                self.fc2 = nn.Dense(84)
+                self.fc3_weight = self.params.get('fc3_weight', shape=(10, 84))
+
+        def hybrid_forward(self, F, x, fc3_weight):
+            x = self.pool1(F.relu(self.conv1(x)))
+            x = self.pool2(F.relu(self.conv2(x)))
+            x = x.reshape((0, -1))
+            x = F.relu(self.fc1(x))
+            x = F.relu(self.fc2(x))
+            return F.dot(x, fc3_weight, transpose_b=True)
+
+    if name == "lenet":
+        return LeNet(), (1, 28, 28)
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(256, activation="relu"), nn.Dense(128, activation="relu"), nn.Dense(10))
+    return net, (784,)
+
+
+def gluon_cases(mx, name, batch, hybrid):
+    """(infer, train) closures for a Gluon network."""
+    net, shape = build(mx, name)
+    net.initialize(mx.init.Xavier())
+    x = mx.nd.random.uniform(shape=(batch,) + shape)
+    net(x)
+    if hybrid:
+        net.hybridize()
+        net(x)
+    params = list(net.collect_params().values())
+
+    def infer():
+        net(x).wait_to_read()
+
+    def train():
+        with mx.autograd.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward()
+        for p in params:
+            w = p.data()
+            mx.nd.sgd_update(w, p.grad(), lr=LR, out=w)
+        params[-1].data().wait_to_read()
+    return infer, train
+
+
+def torch_cases(name, batch):
+    """The same networks in raw torch (eager), with the same step."""
+    import torch
+    import torch.nn.functional as F
+
+    if name == "lenet":
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = torch.nn.Conv2d(1, 6, 5)
+                self.conv2 = torch.nn.Conv2d(6, 16, 5)
+                self.fc1 = torch.nn.Linear(256, 120)
+                self.fc2 = torch.nn.Linear(120, 84)
+                self.fc3 = torch.nn.Parameter(torch.randn(10, 84) * 0.1)
+
+            def forward(self, x):
+                x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+                x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+                x = x.reshape(x.shape[0], -1)
+                x = F.relu(self.fc1(x))
+                x = F.relu(self.fc2(x))
+                return x.matmul(self.fc3.t())
+        net, shape = Net(), (1, 28, 28)
+    else:
+        net = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 128),
+                                  torch.nn.ReLU(), torch.nn.Linear(128, 10))
+        shape = (784,)
+    x = torch.rand((batch,) + shape)
+    opt = torch.optim.SGD(net.parameters(), lr=LR)
+
+    def infer():
+        with torch.no_grad():
+            net(x)
+
+    def train():
+        opt.zero_grad()
+        (net(x) ** 2).sum().backward()
+        opt.step()
+    return infer, train
+
+
+def best(fn, rounds, number):
+    fn()
+    times = []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return min(times)
+
+
+def run(lib, quick):
+    """{(net, batch, step): {column: seconds}} for one library ('neogluon', 'mxnet')."""
+    mx = importlib.import_module(lib)
+    results = {}
+    rounds = 3 if quick else 7
+    for name, batches in BATCHES.items():
+        for batch in batches:
+            number = max(2, (40 if quick else 200) // batch)
+            imp = gluon_cases(mx, name, batch, False)
+            hyb = gluon_cases(mx, name, batch, True)
+            cols = {"imperative": imp, "hybridized": hyb}
+            if lib == "neogluon":
+                cols["torch"] = torch_cases(name, batch)
+            for step in (0, 1):
+                key = "%s b%d %s" % (name, batch, ("infer", "train")[step])
+                res = {c: [] for c in cols}
+                for _ in range(rounds):  # interleaved, best of
+                    for c, fns in cols.items():
+                        res[c].append(best(fns[step], 1, number))
+                results[key] = {c: min(v) for c, v in res.items()}
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mxnet", help="a Python interpreter with MXNet 1.9.1, to add its columns")
+    parser.add_argument("--lib", default="neogluon", help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    args = parser.parse_args()
+    if args.lib != "neogluon":
+        print(json.dumps(run(args.lib, args.quick)))
+        return
+    results = run("neogluon", args.quick)
+    ref = {}
+    if args.mxnet:
+        cmd = [args.mxnet, __file__, "--lib", "mxnet"] + (["--quick"] if args.quick else [])
+        ref = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])
+    head = "%-20s %12s %12s %12s %9s %9s" % ("case", "imperative", "hybridized", "torch", "hyb/imp", "hyb/torch")
+    if ref:
+        head += " %12s %12s" % ("mx imp", "mx hyb")
+    print(head)
+    for key, r in results.items():
+        line = "%-20s %10.1fus %10.1fus %10.1fus %9.2f %9.2f" % (
+            key, r["imperative"] * 1e6, r["hybridized"] * 1e6, r["torch"] * 1e6,
+            r["hybridized"] / r["imperative"], r["hybridized"] / r["torch"])
+        if key in ref:
+            line += " %10.1fus %10.1fus" % (ref[key]["imperative"] * 1e6, ref[key]["hybridized"] * 1e6)
+        print(line)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

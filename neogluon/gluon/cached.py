@@ -1,0 +1,340 @@
+"""The hybridization cache behind ``HybridBlock.hybridize()`` and ``SymbolBlock``.
+
+:class:`CachedOp` is MXNet's ``CachedOp`` rebuilt on :func:`neogluon.executor.compile_graph`:
+the traced Symbol is compiled once into straight-line Python over torch tensors, and a
+call only gathers the input and parameter tensors (in a precomputed order) and runs the
+generated function for the current mode (``autograd.is_training()``). While
+``autograd.record()`` is on, the graph runs under torch autograd on the parameters' own
+leaf tensors, so ``backward`` fills the parameters' gradients exactly as the imperative
+path does; auxiliary states (BatchNorm's running statistics) are updated in place by
+the operators in train mode.
+
+Blocks that override ``forward`` and call ``mx.nd`` directly are traced with
+:class:`Traced` arrays: NDArrays that carry a Symbol. While :func:`tracing` is active,
+every ``mx.nd`` operator call (``ndarray.invoke``) builds a Symbol node instead of
+computing, so ``nd.relu(self.dense0(x))`` becomes the same graph that
+``F.relu(self.dense0(x))`` gives with ``F = mx.sym``.
+
+``_flatten``/``_regroup`` are MXNet's nested-argument helpers.
+"""
+import contextlib
+import warnings
+
+import torch
+
+from .. import autograd
+from ..base import MXNetError, NotImplementedForSymbol
+from ..executor import compile_graph
+from ..ndarray import ndarray as _ndarray
+from ..ndarray.ndarray import NDArray
+from ..operator import registry
+from ..symbol import Symbol
+from ..symbol.symbol import create as _create_symbol
+
+__all__ = ["CachedOp", "Traced", "tracing", "register_backend", "partition", "flatten", "regroup",
+           "wrap_traced", "unwrap_traced", "has_traced", "check_unused"]
+
+_STATE = autograd.STATE
+
+
+# ---------------------------------------------------------------------- nested arguments
+def flatten(args, inout_str):
+    """``(flat list, format)`` of a nested list of NDArrays/Symbols (None allowed), as MXNet."""
+    if isinstance(args, NDArray):
+        return [args], 0
+    if isinstance(args, Symbol):
+        length = len(args.list_outputs())
+        return [args], length if length > 1 else 0
+    if args is None:
+        return [None], -1
+    if not isinstance(args, (list, tuple)):
+        raise ValueError("When hybridized, the input of HybridBlock {} must be (nested) list of Symbol"
+                         " or NDArray, but got {} of type {}".format(inout_str, str(args), str(type(args))))
+    flat, fmts = [], []
+    for i in args:
+        arg, fmt = flatten(i, inout_str)
+        flat.extend(arg)
+        fmts.append(fmt)
+    return flat, fmts
+
+
+def regroup(args, fmt):
+    """Rebuild the nested structure described by ``fmt`` from a flat list."""
+    def merge(args, fmt):
+        if isinstance(fmt, int):
+            if fmt < -1:
+                raise ValueError("Unsupported encoded format {}.".format(fmt))
+            if fmt == 0:
+                return args[0], args[1:]
+            if fmt == -1:
+                if args[0] is not None:
+                    raise ValueError("We do not support passing types that are not None when the initial "
+                                     "HybridBlock has received NoneType and has been hybridized. "
+                                     "Received arg = {}, fmt = {}.".format(args[0], fmt))
+                return None, args[1:]
+            return args[:fmt], args[fmt:]
+        if not isinstance(args, (list, tuple)):
+            raise ValueError("When hybridized, the output of HybridBlock must be (nested) list of Symbol"
+                             " or NDArray, but got {} of type {}".format(args, type(args)))
+        ret = []
+        for i in fmt:
+            res, args = merge(args, i)
+            ret.append(res)
+        return ret, args
+    return merge(args, fmt)[0]
+
+
+# ---------------------------------------------------------------------- backends
+def _default_backend(sym, arg_dict, aux_dict, **options):
+    """The default backend: the graph runs as compiled, unpartitioned."""
+    return sym
+
+
+_BACKENDS = {"default": _default_backend}
+
+
+def register_backend(name, partition):
+    """Register ``partition(symbol, arg_dict, aux_dict, **backend_opts) -> symbol`` as a
+    graph backend usable with ``hybridize(backend=name)`` and ``optimize_for``."""
+    _BACKENDS[name] = partition
+
+
+def partition(block_name, backend, sym, arg_dict, aux_dict, options):
+    """Apply a registered backend to a traced graph; MXNetError for an unknown one."""
+    fn = _BACKENDS.get(backend)
+    if fn is None:
+        raise MXNetError("HybridBlock %s: backend %r is not registered (available: %s); register one with "
+                         "neogluon.gluon.block.register_backend" % (block_name, backend, ", ".join(sorted(_BACKENDS))))
+    return fn(sym, arg_dict, aux_dict, **options)
+
+
+# ---------------------------------------------------------------------- the cached graph
+class CachedOp:
+    """A traced Symbol compiled once, with the source of every graph input.
+
+    ``sources`` gives, for each graph input in the compiled function's order, either
+    ``(True, i)`` (the i-th non-None data argument) or ``(False, param)`` (a Parameter);
+    ``flags`` are hybridize's options (``static_alloc``, ``static_shape``, ...), kept for
+    the record: the compiled graph already serves every input shape."""
+
+    def __init__(self, sym, sources, flags=()):
+        self.symbol = sym
+        self.compiled = compile_graph(sym)
+        self.sources = list(sources)
+        self.flags = dict(flags)
+        self.params = [p for is_data, p in self.sources if not is_data]
+        num_data = sum(1 for is_data, _ in self.sources if is_data)
+        # graph input k reads entry perm[k] of  data tensors + parameter tensors
+        self.perm = []
+        k_param = num_data
+        for is_data, src in self.sources:
+            if is_data:
+                self.perm.append(src)
+            else:
+                self.perm.append(k_param)
+                k_param += 1
+        self._arrays = {}
+        self.callback = None
+        self.monitor_all = False
+
+    def param_arrays(self, device):
+        """The parameters' NDArrays on ``device`` (cached; refreshed when a parameter's data changes)."""
+        cached = self._arrays.get(device)
+        if cached is not None:
+            owners, arrays = cached
+            if all(p._data is o for p, o in zip(self.params, owners)):
+                return arrays
+        ctx = _context_of(device)
+        arrays = [p.data(ctx) for p in self.params]
+        self._arrays[device] = ([p._data for p in self.params], arrays)
+        return arrays
+
+    def __call__(self, args):
+        """Run on a list of NDArrays (the non-None data arguments); a list of NDArrays."""
+        arrays = self.param_arrays(args[0]._t.device)
+        src = [a._t for a in args]
+        src.extend([a._t for a in arrays])
+        tensors = [src[k] for k in self.perm]
+        is_train = _STATE.training
+        if self.callback is not None:
+            outs = self._monitored(tensors, is_train)
+        elif _STATE.recording:
+            with torch.enable_grad():
+                outs = self.compiled(tensors, is_train)
+        else:
+            with torch.no_grad():
+                outs = self.compiled(tensors, is_train)
+        return [NDArray(o) for o in outs]
+
+    def _monitored(self, tensors, is_train):
+        """Node-by-node execution calling the op hook on each node's outputs (and inputs)."""
+        values = {(id(n), 0): t for n, t in zip(self.compiled.inputs, tensors)}
+        grad_mode = torch.enable_grad() if _STATE.recording else torch.no_grad()
+        with grad_mode:
+            for node in self.compiled.order:
+                if node.op is None:
+                    continue
+                ins = [values[(id(s), i)] for s, i, _ in node.inputs]
+                attrs = dict(node.parsed, is_train=is_train) if node.op.mode_dependent else node.parsed
+                if self.monitor_all:
+                    for name, t in zip(node.op.input_names(node.parsed), ins):
+                        self.callback("%s_%s" % (node.name, name), node.op.name, NDArray(t))
+                res = registry.run_checked(node.op, attrs, ins)
+                res = [res] if isinstance(res, torch.Tensor) else list(res)
+                for i, r in enumerate(res):
+                    values[(id(node), i)] = r
+                    self.callback(node.output_name(i), node.op.name, NDArray(r))
+        return [values[(id(n), i)] for n, i in self.compiled.symbol._outputs]
+
+
+def _context_of(device):
+    from ..context import Context
+    return Context("gpu", device.index or 0) if device.type == "cuda" else Context("cpu", 0)
+
+
+# ---------------------------------------------------------------------- tracing mx.nd code
+def _not_for_symbol(what):
+    def fail(self, *args, **kwargs):
+        raise NotImplementedForSymbol(what, None)
+    fail.__name__ = what
+    return fail
+
+
+class Traced(NDArray):
+    """An NDArray standing for a Symbol while a ``forward``-overriding HybridBlock is traced.
+
+    Operators applied to it (``mx.nd.*``, arithmetic, ``reshape``) build graph nodes;
+    anything that needs values or shapes (``.shape``, ``.asnumpy()``, indexing) raises
+    NotImplementedForSymbol, as it does on a Symbol."""
+    __slots__ = ("_sym",)
+
+    def __init__(self, sym):  # pylint: disable=super-init-not-called
+        self._grad = None
+        self._grad_req = "null"
+        self._sym = sym
+
+    @property
+    def _t(self):
+        """No tensor: the imperative fast paths of ``mx.nd`` fall back to ``invoke``, which traces."""
+        raise AttributeError("a traced array has no tensor")
+
+    shape = property(_not_for_symbol("shape"))
+    dtype = property(_not_for_symbol("dtype"))
+    size = property(_not_for_symbol("size"))
+    ndim = property(_not_for_symbol("ndim"))
+    context = ctx = property(_not_for_symbol("context"))
+    asnumpy = _not_for_symbol("asnumpy")
+    asscalar = _not_for_symbol("asscalar")
+    __getitem__ = _not_for_symbol("__getitem__")
+    __setitem__ = _not_for_symbol("__setitem__")
+    __len__ = _not_for_symbol("__len__")
+    __bool__ = _not_for_symbol("__bool__")
+    attach_grad = _not_for_symbol("attach_grad")
+    backward = _not_for_symbol("backward")
+    copyto = _not_for_symbol("copyto")
+    as_in_context = _not_for_symbol("as_in_context")
+
+    def __repr__(self):
+        return repr(self._sym)
+
+    __str__ = __repr__
+
+    def _binary(self, other, op_nd, op_scalar, reflected=False):
+        if isinstance(other, NDArray):
+            return _ndarray.invoke(op_nd, (other, self) if reflected else (self, other), {})
+        return _ndarray.invoke(op_scalar, (self,), {"scalar": float(other)})
+
+    def _inplace(self, other, op_nd, op_scalar):
+        raise NotImplementedForSymbol(op_nd, None, other)
+
+
+class _Tracer:
+    """The ``ndarray.invoke`` hook: operator calls on traced arrays become Symbol nodes."""
+
+    def __init__(self, block_name, param_vars):
+        self.block_name = block_name
+        self.param_vars = param_vars  # id(NDArray of a Parameter's data) -> Symbol variable
+
+    def symbol_of(self, x, op):
+        if x is None or isinstance(x, Symbol):
+            return x
+        if isinstance(x, Traced):
+            return x._sym
+        if isinstance(x, NDArray):
+            var = self.param_vars.get(id(x))
+            if var is not None:
+                return var
+        raise MXNetError("HybridBlock %s: operator %s got %s while hybridized forward was traced; only the "
+                         "block's inputs, results of operators on them and Parameters' data() can be used"
+                         % (self.block_name, op.name, type(x).__name__))
+
+    def __call__(self, op, inputs, kwargs, out=None):
+        if type(op) is str:  # pylint: disable=unidiomatic-typecheck
+            op = registry.get(op)
+        if out is not None:
+            raise MXNetError("HybridBlock %s: out= is not supported while hybridized (operator %s)"
+                             % (self.block_name, op.name))
+        syms = [self.symbol_of(x, op) for x in inputs]
+        res = _create_symbol(op, syms, dict(kwargs), None, None, op.name)
+        outs = [Traced(s) for s in res]
+        return outs[0] if len(outs) == 1 else outs
+
+
+@contextlib.contextmanager
+def tracing(block_name, params):
+    """Within this scope ``mx.nd`` operators build Symbols from :class:`Traced` arrays;
+    ``params`` (Parameters) map their data arrays to their variables."""
+    param_vars = {}
+    for p in params:
+        try:
+            arrays = p.list_data()
+        except Exception:  # pylint: disable=broad-except
+            continue  # not initialised yet: its data() cannot be reached by forward either
+        var = p.var()
+        for a in arrays:
+            param_vars[id(a)] = var
+    prev = _ndarray.TRACING.hook
+    _ndarray.TRACING.hook = _Tracer(block_name, param_vars)
+    try:
+        yield
+    finally:
+        _ndarray.TRACING.hook = prev
+
+
+def wrap_traced(out):
+    """Symbols (nested) -> Traced arrays."""
+    if isinstance(out, Symbol):
+        return Traced(out)
+    if isinstance(out, (list, tuple)):
+        return type(out)(wrap_traced(o) for o in out)
+    return out
+
+
+def unwrap_traced(out):
+    """Traced arrays (nested) -> Symbols."""
+    if isinstance(out, Traced):
+        return out._sym
+    if isinstance(out, (list, tuple)):
+        return type(out)(unwrap_traced(o) for o in out)
+    return out
+
+
+def has_traced(args):
+    """Whether a (nested) argument list holds a Traced array."""
+    for a in args:
+        if isinstance(a, Traced) or isinstance(a, (list, tuple)) and has_traced(a):
+            return True
+    return False
+
+
+def check_unused(data_names, expected, params):
+    """MXNet's warnings for data inputs and parameters the graph does not use."""
+    unused_data = [i for name, i in data_names.items() if name not in expected]
+    if unused_data:
+        warnings.warn("The %s input to HybridBlock is not used by any computation. Is this intended?"
+                      % ", ".join("%d-th" % i for i in unused_data), stacklevel=5)
+    unused = [name for name in params if name not in expected]
+    if unused:
+        warnings.warn("Parameter %s is not used by any computation. Is this intended?" % ", ".join(unused),
+                      stacklevel=5)
+

@@ -1,0 +1,457 @@
+"""Block, HybridBlock and SymbolBlock against MXNet 1.9.1.
+
+Expected names, reprs, summary text, error messages, op-hook names and exported graphs
+come from tools/make_extra_fixtures_block.py (tests/fixtures/extra/block/); the exported
+models and the nested parameter file from the shared MXNet fixtures.
+"""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import neogluon as mx
+from neogluon import autograd, gluon, nd
+from neogluon.base import MXNetError
+from neogluon.gluon import nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXTRA = os.path.join(HERE, "fixtures", "extra", "block")
+FIXTURES = os.path.join(HERE, "fixtures", "mxnet-1.9.1")
+CASES = json.load(open(os.path.join(EXTRA, "cases.json")))
+ARRAYS = np.load(os.path.join(EXTRA, "arrays.npz"))
+
+
+def fresh_names():
+    mx.name.NameManager._current.value = mx.name.NameManager()
+
+
+class Inner(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.dense = nn.Dense(4, in_units=3)
+            self.scale = self.params.get("scale", shape=(1,))
+
+    def hybrid_forward(self, F, x, scale):
+        return F.broadcast_mul(F.relu(self.dense(x)), scale)
+
+
+class Outer(gluon.Block):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.body = nn.HybridSequential()
+            with self.body.name_scope():
+                self.body.add(Inner(), nn.Dense(5, in_units=4))
+            self.head = nn.Dense(2, in_units=5)
+
+    def forward(self, x):
+        return self.head(self.body(x))
+
+
+class Model(gluon.HybridBlock):
+    """The HybridBlock page's (1.7) second example: forward overridden with mx.nd code."""
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.dense0 = nn.Dense(20)
+            self.dense1 = nn.Dense(20)
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        x = nd.relu(self.dense0(x))
+        return nd.relu(self.dense1(x))
+
+
+class LeNet(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.conv1 = nn.Conv2D(6, kernel_size=5)
+            self.pool1 = nn.MaxPool2D(pool_size=2)
+            self.bn = nn.BatchNorm()
+            self.fc1 = nn.Dense(32)
+            self.fc3_weight = self.params.get("fc3_weight", shape=(10, 32))
+
+    def hybrid_forward(self, F, x, fc3_weight):
+        x = self.bn(self.pool1(F.relu(self.conv1(x))))
+        x = F.relu(self.fc1(x.reshape((0, -1))))
+        return F.dot(x, fc3_weight, transpose_b=True)
+
+
+# ---------------------------------------------------------------------- naming and structure
+def test_naming_matches_mxnet():
+    fresh_names()
+    nets = [Outer(), Outer(), nn.HybridSequential(), nn.Dense(3), Inner(prefix="custom_")]
+    want = CASES["naming"]
+    assert [n.prefix for n in nets] == want["prefixes"]
+    assert [n.name for n in nets] == want["names"]
+    assert sorted(nets[1].collect_params().keys()) == want["params"]
+    assert sorted(nets[1].collect_params(".*weight").keys()) == want["select"]
+    assert sorted(nets[1]._collect_params_with_prefix().keys()) == want["structural"]
+    assert [c.prefix for c in nets[1].body._children.values()] == want["child_prefixes"]
+    assert repr(nets[1]) == want["repr"]
+
+
+def test_setattr_rules():
+    net = Inner()
+    with pytest.raises(TypeError, match="Changing attribute type for dense"):
+        net.dense = 3
+    with pytest.raises(AssertionError, match="Overriding Parameter attribute"):
+        net.scale = gluon.Parameter("other", shape=(1,))
+    err = CASES["errors"]["hybrid_child"]
+    with pytest.raises(ValueError) as e:
+        nn.HybridSequential().add(nn.Sequential())
+    assert str(e.value).split(" but ")[0] == err[1].split(" but ")[0]
+
+
+def test_unregistered_container_warns():
+    class Holder(gluon.Block):
+        def __init__(self):
+            super().__init__()
+            self.layers = [nn.Dense(2)]
+    with pytest.warns(UserWarning, match="unregistered container"):
+        Holder().collect_params()
+
+
+# ---------------------------------------------------------------------- hooks and summary
+def test_forward_hooks_and_handles():
+    net = nn.Dense(2, in_units=3)
+    net.initialize()
+    seen = []
+    pre = net.register_forward_pre_hook(lambda b, i: seen.append(("pre", b.name, len(i))))
+    with net.register_forward_hook(lambda b, i, o: seen.append(("post", o.shape))):
+        net(nd.ones((1, 3)))
+    net(nd.ones((4, 3)))
+    pre.detach()
+    net(nd.ones((1, 3)))
+    assert seen == [("pre", net.name, 1), ("post", (1, 2)), ("pre", net.name, 1)]
+
+
+def test_summary_matches_mxnet(capsys):
+    fresh_names()
+    net = Outer()
+    net.initialize()
+    net.summary(nd.array(ARRAYS["outer:__input__"]))
+    assert capsys.readouterr().out == CASES["summary"]
+
+
+def test_summary_refuses_hybridized():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(2))
+    net.initialize()
+    net.hybridize()
+    with pytest.raises(AssertionError, match="must not be hybridized"):
+        net.summary(nd.ones((1, 3)))
+
+
+# ---------------------------------------------------------------------- parameters files
+def test_load_parameters_reproduces_mxnet_forward():
+    net = Outer()
+    net.load_parameters(os.path.join(EXTRA, "outer.params"))
+    for k, v in net._collect_params_with_prefix().items():
+        np.testing.assert_array_equal(v.data().asnumpy(), ARRAYS["outer:" + k])
+    out = net(nd.array(ARRAYS["outer:__input__"]))
+    np.testing.assert_allclose(out.asnumpy(), ARRAYS["outer:__output__"], rtol=1e-5, atol=1e-6)
+
+
+def test_nested_params_fixture():
+    class Nested(gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.features = nn.HybridSequential()
+                self.features.add(nn.Conv2D(4, 3), nn.BatchNorm(), nn.Dense(5))
+                self.head = nn.Dense(2)
+                self.scale = self.params.get("scale", shape=(1,), init=mx.init.One())
+
+        def hybrid_forward(self, F, x, scale):
+            return F.broadcast_mul(self.head(self.features(x)), scale)
+
+    ref = np.load(os.path.join(FIXTURES, "params", "nested.npz"))
+    for hybrid in (False, True):
+        net = Nested()
+        net.load_parameters(os.path.join(FIXTURES, "params", "nested.params"))
+        if hybrid:
+            net.hybridize()
+        out = net(nd.array(ref["__input__"]))
+        np.testing.assert_allclose(out.asnumpy(), ref["__output__"], rtol=1e-5, atol=1e-6)
+
+
+def test_load_parameters_errors_match_mxnet(tmp_path):
+    small = nn.HybridSequential()
+    small.add(nn.Dense(2, in_units=3))
+    big = nn.HybridSequential()
+    big.add(nn.Dense(2, in_units=3), nn.Dense(2, in_units=2))
+    big.initialize()
+    small.initialize()
+    big.save_parameters(str(tmp_path / "_big.params"))
+    small.save_parameters(str(tmp_path / "_small.params"))
+    d = str(tmp_path) + "/"
+    with pytest.raises(ValueError) as e:
+        small.load_parameters(d + "_big.params")
+    assert str(e.value) == CASES["errors"]["extra"][1].replace("DIR/", d)
+    with pytest.raises(AssertionError) as e:
+        big.load_parameters(d + "_small.params")
+    assert str(e.value) == CASES["errors"]["missing"][1].replace("DIR/", d)
+    big.load_parameters(d + "_small.params", allow_missing=True)
+    small.load_parameters(d + "_big.params", ignore_extra=True)
+
+
+def test_save_load_roundtrips(tmp_path):
+    net = Outer()
+    net.initialize()
+    x = nd.ones((2, 3))
+    y = net(x).asnumpy()
+    net.save_parameters(str(tmp_path / "a.params"), deduplicate=True)
+    with pytest.warns(UserWarning, match="save_params is deprecated"):
+        net.save_params(str(tmp_path / "legacy.params"))
+    assert all("." not in k for k in nd.load(str(tmp_path / "legacy.params")))
+    for fname in ("a.params", "legacy.params"):
+        other = Outer()
+        other.load_parameters(str(tmp_path / fname))
+        np.testing.assert_allclose(other(x).asnumpy(), y, rtol=1e-6)
+    other = Outer()
+    with pytest.warns(UserWarning, match="load_params is deprecated"):
+        other.load_params(str(tmp_path / "a.params"))
+    other = Outer()
+    other.load_dict({k: v.data() for k, v in net._collect_params_with_prefix().items()}, device=mx.cpu())
+    np.testing.assert_allclose(other(x).asnumpy(), y, rtol=1e-6)
+
+
+def test_block_save_load_architecture(tmp_path):
+    net = nn.HybridSequential()
+    net.add(nn.Dense(3, in_units=2), nn.Dense(1, in_units=3))
+    net.initialize()
+    net.hybridize()
+    x = nd.ones((4, 2))
+    y = net(x).asnumpy()
+    net.save(str(tmp_path / "m"))
+    other = nn.HybridSequential()
+    other.add(nn.Dense(3, in_units=2), nn.Dense(1, in_units=3))
+    other.load(str(tmp_path / "m"))
+    np.testing.assert_allclose(other(x).asnumpy(), y, rtol=1e-6)
+
+
+def test_gluon2_helpers():
+    a, b = Outer(), Outer()
+    a.initialize()
+    b.initialize()
+    b.share_parameters(a._collect_params_with_prefix())
+    x = nd.ones((2, 3))
+    np.testing.assert_allclose(a(x).asnumpy(), b(x).asnumpy())
+    c = Outer()
+    c.setattr("grad_req", "null")
+    assert all(p.grad_req == "null" for p in c.collect_params().values())
+    a.reset_device(mx.cpu())
+    with autograd.record():
+        a(x).backward()
+    a.zero_grad()
+    assert all(float(abs(p.grad()).sum().asscalar()) == 0 for p in a.collect_params().values())
+
+
+# ---------------------------------------------------------------------- hybridization
+def test_hybridized_runs_cached_graph_without_hybrid_forward():
+    calls = []
+
+    class Net(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.fc = nn.Dense(3)
+
+        def hybrid_forward(self, F, x):
+            calls.append(type(x).__name__)
+            return F.relu(self.fc(x))
+
+    net = Net()
+    net.initialize()
+    net(nd.ones((2, 4)))
+    net.hybridize()
+    y1 = net(nd.ones((2, 4)))
+    y2 = net(nd.ones((5, 4)))  # a new batch size runs the same graph
+    assert calls == ["NDArray", "Symbol"]
+    assert y1.shape == (2, 3) and y2.shape == (5, 3)
+    net.hybridize(active=False)
+    net(nd.ones((2, 4)))
+    assert calls[-1] == "NDArray"
+
+
+@pytest.mark.parametrize("train", [False, True])
+def test_imperative_and_hybridized_agree(train):
+    mx.random.seed(1)
+    x = nd.random.uniform(shape=(3, 1, 12, 12))
+    results = []
+    for hybrid in (False, True):
+        mx.random.seed(7)
+        net = LeNet()
+        net.initialize(mx.init.Xavier())
+        if hybrid:
+            net.hybridize()
+        with autograd.record(train_mode=train):
+            y = net(x)
+            loss = (y * y).sum()
+        loss.backward()
+        params = net.collect_params()
+        results.append((y.asnumpy(), {k[len(net.prefix):]: p.grad().asnumpy() for k, p in params.items()
+                                      if p.grad_req != "null"},
+                        {k[len(net.prefix):]: p.data().asnumpy() for k, p in params.items() if "running" in k}))
+    (y0, g0, a0), (y1, g1, a1) = results
+    np.testing.assert_allclose(y0, y1, rtol=1e-4, atol=1e-5)
+    assert g0.keys() == g1.keys() and len(g0) == 7
+    for k in g0:
+        np.testing.assert_allclose(g0[k], g1[k], rtol=1e-3, atol=1e-5, err_msg=k)
+    for k in a0:
+        np.testing.assert_allclose(a0[k], a1[k], rtol=1e-5, atol=1e-6, err_msg=k)
+
+
+def test_input_gradient_through_cached_graph():
+    net = nn.Dense(2, in_units=3)
+    net.initialize()
+    net.hybridize()
+    x = nd.ones((4, 3))
+    x.attach_grad()
+    with autograd.record():
+        y = net(x)
+    y.backward()
+    w = net.weight.data().asnumpy()
+    np.testing.assert_allclose(x.grad.asnumpy(), np.tile(w.sum(0), (4, 1)), rtol=1e-6)
+
+
+def test_deferred_init_from_traced_graph():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(5), nn.Dense(2))
+    net.initialize()
+    net.hybridize()
+    net(nd.ones((3, 7)))
+    assert net[0].weight.shape == (5, 7) and net[1].weight.shape == (2, 5)
+
+
+def test_infer_shape_and_type():
+    net = nn.Dense(4)
+    assert net.weight.shape == (4, 0)
+    net.infer_shape(nd.ones((2, 3)))
+    assert net.weight.shape == (4, 3)
+    net.infer_type(nd.ones((2, 3)))
+    assert net.weight.dtype == np.float32
+
+
+def test_forward_overriding_block_hybridizes():
+    fresh_names()
+    model = Model()
+    model.initialize(ctx=mx.cpu(0))
+    model.hybridize()
+    model.load_parameters(os.path.join(EXTRA, "model17.params"))
+    x = nd.array(ARRAYS["model:__input__"])
+    y = model(x)
+    np.testing.assert_allclose(y.asnumpy(), ARRAYS["model:__output__"], rtol=1e-5, atol=1e-6)
+    model(x)
+    assert model.calls == 1  # traced once, then the cached graph runs
+    ops = [n["op"] for n in json.loads(model._cached_graph[1].tojson())["nodes"] if n["op"] != "null"]
+    assert ops == ["FullyConnected", "relu", "FullyConnected", "relu"]
+
+
+def test_hybridize_restrictions_give_clear_errors():
+    class Shape(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x.reshape(x.shape)
+
+    class Values(gluon.HybridBlock):
+        def forward(self, x):
+            return nd.array(x.asnumpy())
+
+    for cls in (Shape, Values):
+        net = cls()
+        net(nd.ones((2, 2)))  # imperatively fine
+        net.hybridize()
+        with pytest.raises(MXNetError, match="only available|not implemented for Symbol"):
+            net(nd.ones((2, 2)))
+
+
+def test_non_hybrid_parent_hybridizes_children():
+    net = Outer()
+    net.initialize()
+    net.hybridize()
+    assert net.body._active and net.head._active
+    net(nd.ones((2, 3)))
+    assert net.body._cached_op is not None
+
+
+def test_op_hook_names_match_mxnet():
+    fresh_names()
+    seq = nn.HybridSequential()
+    with seq.name_scope():
+        seq.add(nn.Dense(3, activation="relu"), nn.BatchNorm())
+    seq.initialize()
+    seq.hybridize()
+    plain = seq(nd.ones((2, 4))).asnumpy()
+    names = []
+    seq.register_op_hook(lambda n, o, a: names.append([n, o]))
+    np.testing.assert_allclose(seq(nd.ones((2, 4))).asnumpy(), plain, rtol=1e-6)
+    assert names == CASES["op_hook_outputs"]
+    names.clear()
+    seq.register_op_hook(lambda n, o, a: names.append(n), monitor_all=True)
+    seq(nd.ones((2, 4)))
+    assert "hybridsequential0_dense0_fwd_weight" in names and len(names) == 12
+
+
+def test_export_matches_mxnet_and_loads_back(tmp_path):
+    fresh_names()
+    seq = nn.HybridSequential()
+    with seq.name_scope():
+        seq.add(nn.Dense(3, activation="relu"), nn.BatchNorm())
+    seq.initialize()
+    with pytest.raises(RuntimeError) as e:
+        seq.export(str(tmp_path / "x"))
+    assert str(e.value) == CASES["errors"]["export_first"][1]
+    seq.hybridize()
+    x = nd.random.uniform(shape=(2, 4))
+    y = seq(x)
+    path = str(tmp_path / "seq")
+    seq.export(path)
+    graph = json.load(open(path + "-symbol.json"))
+    assert [[n["op"], n["name"]] for n in graph["nodes"]] == CASES["export"]["nodes"]
+    assert sorted(nd.load(path + "-0000.params")) == CASES["export"]["params"]
+    back = gluon.SymbolBlock.imports(path + "-symbol.json", ["data"], path + "-0000.params")
+    np.testing.assert_allclose(back(x).asnumpy(), y.asnumpy(), rtol=1e-6)
+
+
+def test_optimize_for_backends():
+    net = nn.Dense(2, in_units=3)
+    net.initialize()
+    x = nd.ones((1, 3))
+    with pytest.raises(ValueError, match="Must specify"):
+        net.optimize_for(x)
+    with pytest.raises(MXNetError, match="backend 'nope' is not registered"):
+        net.optimize_for(x, backend="nope")
+    net.optimize_for(x, backend="default")
+    assert net._cached_op is not None
+    np.testing.assert_allclose(net(x).asnumpy(), nd.dot(x, net.weight.data(), transpose_b=True).asnumpy()
+                               + net.bias.data().asnumpy())
+
+
+def test_cast_clears_cache():
+    net = nn.Dense(2, in_units=3)
+    net.initialize()
+    net.hybridize()
+    net(nd.ones((1, 3)))
+    net.cast("float64")
+    assert net._cached_op is None
+    assert net(nd.ones((1, 3), dtype="float64")).dtype == np.float64
+
+
+# ---------------------------------------------------------------------- SymbolBlock
+def test_symbolblock_shares_params_and_composes():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4, in_units=3, activation="relu"), nn.Dense(2, in_units=4))
+    net.initialize()
+    data = mx.sym.var("data")
+    internals = net(data).get_internals()
+    feat = gluon.SymbolBlock(internals[net[0].name + "_relu_fwd_output"], data, params=net.collect_params())
+    x = nd.ones((2, 3))
+    np.testing.assert_allclose(feat(x).asnumpy(), net[0](x).asnumpy(), rtol=1e-6)
+    composed = feat(mx.sym.var("other"))
+    assert composed.list_arguments()[0] == "other"
+    assert repr(feat).startswith("SymbolBlock(\n<Symbol ")
