@@ -146,6 +146,7 @@ def _grad_hook(var_ref):
                 var._grad._t.add_(g)
             else:
                 var._grad._t.copy_(g)
+        var._fresh_grad = True  # Trainer.step's stale-gradient check reads it
     return deliver
 
 

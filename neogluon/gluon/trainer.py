@@ -1,0 +1,169 @@
+"""``gluon.Trainer``: applies an optimizer to a set of Parameters, as MXNet 1.9.1 does.
+
+``step(batch_size)`` scales gradients by ``rescale_grad / batch_size``, sums them across
+the parameters' contexts (``allreduce_grads``; what MXNet's 'device' KVStore does for
+several devices, nothing for one), and updates every parameter whose ``grad_req`` is not
+'null' through one :class:`~neogluon.optimizer.Updater` per context. A gradient that no
+backward pass wrote since the last step is stale: ``step`` raises MXNet's UserWarning
+unless ``ignore_stale_grad=True``, which skips such parameters.
+
+neogluon has no distributed KVStore: ``kvstore`` and ``compression_params`` are accepted
+for compatibility and updates always happen locally (``update_on_kvstore=True`` is
+refused, as MXNet refuses it where its KVStore cannot run the optimizer).
+"""
+from .. import optimizer as opt
+from .parameter import Parameter, ParameterDict
+
+__all__ = ["Trainer"]
+
+
+def _param_list(params):
+    if isinstance(params, (dict, ParameterDict)):
+        params = [params[key] for key in sorted(params.keys())]
+    if not isinstance(params, (list, tuple)):
+        raise ValueError("First argument must be a list or dict of Parameters, got %s." % type(params))
+    for param in params:
+        if not isinstance(param, Parameter):
+            raise ValueError("First argument must be a list or dict of Parameters, got list of %s." % type(param))
+    return list(params)
+
+
+class Trainer:
+    """Applies an Optimizer on a set of Parameters (MXNet's ``gluon.Trainer``)."""
+
+    def __init__(self, params, optimizer, optimizer_params=None, kvstore='device', compression_params=None,
+                 update_on_kvstore=None):
+        self._params = _param_list(params)
+        self._param2idx = {}
+        for i, param in enumerate(self._params):
+            self._param2idx[param.name] = i
+            param._set_trainer(self)  # pylint: disable=protected-access
+        if update_on_kvstore:
+            raise ValueError("Please set update_on_kvstore=False when training with neogluon: it has no "
+                             "KVStore that runs the optimizer")
+        self._compression_params = compression_params
+        self._kvstore_params = {'kvstore': kvstore, 'update_on_kvstore': update_on_kvstore}
+        self._kvstore = None
+        self._update_on_kvstore = False
+        self._contexts = self._check_contexts()
+        self._init_optimizer(optimizer, optimizer_params or {})
+        self._scale = self._optimizer.rescale_grad
+
+    def _check_contexts(self):
+        contexts = None
+        for param in self._params:
+            ctx = param.list_ctx()
+            if contexts is not None and contexts != ctx:
+                raise AssertionError("All Parameters must be initialized on the same set of contexts, but "
+                                     "Parameter %s is initialized on %s while previous Parameters are initialized "
+                                     "on %s." % (param.name, str(ctx), str(contexts)))
+            contexts = ctx
+        return contexts or []
+
+    def _init_optimizer(self, optimizer, optimizer_params):
+        param_dict = dict(enumerate(self._params))
+        if isinstance(optimizer, opt.Optimizer):
+            if optimizer_params:
+                raise AssertionError("optimizer_params must be None if optimizer is an instance of Optimizer "
+                                     "instead of str")
+            self._optimizer = optimizer
+            self._optimizer.param_dict = param_dict
+        else:
+            self._optimizer = opt.create(optimizer, param_dict=param_dict, **optimizer_params)
+        self._updaters = [opt.get_updater(self._optimizer) for _ in self._contexts]
+
+    # -- learning rate
+    @property
+    def learning_rate(self):
+        if not isinstance(self._optimizer, opt.Optimizer):
+            raise UserWarning("Optimizer has to be defined before its learning rate can be accessed.")
+        return self._optimizer.learning_rate
+
+    @property
+    def optimizer(self):
+        if isinstance(self._optimizer, opt.Optimizer):
+            return self._optimizer
+        raise UserWarning("Optimizer has not been initialized yet")
+
+    def set_learning_rate(self, lr):
+        """Set the optimizer's learning rate (refused when it has an lr_scheduler)."""
+        if not isinstance(self._optimizer, opt.Optimizer):
+            raise UserWarning("Optimizer has to be defined before its learning rate is mutated.")
+        self._optimizer.set_learning_rate(lr)
+
+    # -- steps
+    def step(self, batch_size, ignore_stale_grad=False):
+        """One optimization step: gradients are normalized by ``1/batch_size``, summed
+        across contexts and applied."""
+        self._optimizer.rescale_grad = self._scale / batch_size
+        self._allreduce_grads()
+        self._update(ignore_stale_grad)
+
+    def allreduce_grads(self):
+        """Sum the gradients of every parameter across its contexts (for use with ``update``)."""
+        self._allreduce_grads()
+
+    def _allreduce_grads(self):
+        if len(self._contexts) <= 1:
+            return
+        for param in self._params:
+            if param.grad_req == 'null':
+                continue
+            grads = param.list_grad()
+            total = grads[0]._t.detach().clone()
+            for g in grads[1:]:
+                total += g._t.detach().to(total.device)
+            for g in grads:
+                g._t.detach().copy_(total)
+
+    def update(self, batch_size, ignore_stale_grad=False):
+        """Apply the (already all-reduced) gradients normalized by ``1/batch_size``."""
+        self._optimizer.rescale_grad = self._scale / batch_size
+        self._update(ignore_stale_grad)
+
+    def _check_fresh(self, param):
+        for data in param.list_data():
+            if not data._fresh_grad:  # pylint: disable=protected-access
+                raise UserWarning(
+                    "Gradient of Parameter `%s` on context %s has not been updated by backward since last `step`. "
+                    "This could mean a bug in your model that made it only use a subset of the Parameters (Blocks) "
+                    "for this iteration. If you are intentionally only using a subset, call step with "
+                    "ignore_stale_grad=True to suppress this warning and skip updating of Parameters with stale "
+                    "gradient" % (param.name, str(data.context)))
+
+    def _update(self, ignore_stale_grad=False):
+        loss_scaler = getattr(self, '_amp_loss_scaler', None)
+        if loss_scaler is not None and loss_scaler.has_overflow(self._params):
+            return  # skip the step on overflow
+        updates = [[] for _ in self._updaters]
+        for i, param in enumerate(self._params):
+            if param.grad_req == 'null':
+                continue
+            if not ignore_stale_grad:
+                self._check_fresh(param)
+            for upd, arr, grad in zip(updates, param.list_data(), param.list_grad()):
+                if not ignore_stale_grad or arr._fresh_grad:  # pylint: disable=protected-access
+                    upd.append((i, grad, arr))
+                    arr._fresh_grad = False  # pylint: disable=protected-access
+        for updater, upd in zip(self._updaters, updates):
+            if upd:
+                indices, grads, weights = zip(*upd)
+                updater(list(indices), list(grads), list(weights))
+
+    # -- states
+    def save_states(self, fname):
+        """Save the optimizer states (and the optimizer) to ``fname``."""
+        if self._optimizer is None:
+            raise AssertionError("the Trainer has no optimizer")
+        with open(fname, 'wb') as fout:
+            fout.write(self._updaters[0].get_states(dump_optimizer=True))
+
+    def load_states(self, fname):
+        """Load optimizer states (and the optimizer) saved by ``save_states``."""
+        with open(fname, 'rb') as f:
+            states = f.read()
+        for updater in self._updaters:
+            updater.set_states(states)
+            updater.optimizer = self._updaters[0].optimizer
+        self._optimizer = self._updaters[0].optimizer
+        self._optimizer.param_dict = dict(enumerate(self._params))

@@ -1,0 +1,140 @@
+"""Optimizer update operators and mx.optimizer against MXNet 1.9.1's recordings
+(tools/make_extra_fixtures_train.py): one call of every update operator, and four steps of
+every optimizer on two parameters (weight decay, clipping, rescaling, momentum, float16
+weights with multi_precision, lr_mult/wd_mult, a scheduler)."""
+import json
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+import neogluon as mx
+from neogluon.ndarray.ndarray import invoke
+
+FIX = os.path.join(os.path.dirname(__file__), "fixtures", "extra", "train")
+OPS = json.load(open(os.path.join(FIX, "ops.json")))
+OPS_DATA = np.load(os.path.join(FIX, "ops.npz"))
+OPTS = json.load(open(os.path.join(FIX, "optimizers.json")))
+OPTS_DATA = np.load(os.path.join(FIX, "optimizers.npz"))
+
+
+def _close(actual, expected, what):
+    tol = 2e-3 if expected.dtype == np.float16 else 1e-5
+    assert actual.dtype == expected.dtype, "%s: dtype %s, MXNet gave %s" % (what, actual.dtype, expected.dtype)
+    np.testing.assert_allclose(actual.astype(np.float64), expected.astype(np.float64), rtol=tol, atol=tol,
+                               err_msg=what)
+
+
+@pytest.mark.parametrize("case", OPS, ids=[c["case"] for c in OPS])
+def test_update_operator(case):
+    name = case["case"]
+    inputs = [mx.nd.array(OPS_DATA["%s/in:%s" % (name, i)], dtype=OPS_DATA["%s/in:%s" % (name, i)].dtype)
+              for i in case["inputs"]]
+    out = invoke(case["op"], inputs, case["attrs"])
+    if name.endswith("_skip"):  # MXNet leaves the output unwritten; neogluon returns the weight
+        np.testing.assert_array_equal(out.asnumpy(), OPS_DATA["%s/in:weight" % name])
+    else:
+        _close(out.asnumpy(), OPS_DATA["%s/out" % name], "%s output" % name)
+    for i, arr in zip(case["inputs"], inputs):
+        _close(arr.asnumpy(), OPS_DATA["%s/after:%s" % (name, i)], "%s input %s after the call" % (name, i))
+
+
+def test_update_operator_out_writes_weight():
+    w = mx.nd.array([1.0, 2.0])
+    mom = mx.nd.zeros(2)
+    mx.nd.sgd_mom_update(w, mx.nd.array([1.0, -1.0]), mom, out=w, lr=0.5, momentum=0.9)
+    np.testing.assert_allclose(w.asnumpy(), [0.5, 2.5])
+    np.testing.assert_allclose(mom.asnumpy(), [-0.5, 0.5])
+
+
+def test_update_operator_errors():
+    with pytest.raises(mx.MXNetError, match="sgd_update.*grad has shape"):
+        mx.nd.sgd_update(mx.nd.ones((2, 3)), mx.nd.ones((3, 2)), lr=0.1)
+    with pytest.raises(mx.MXNetError, match="Required parameter lr"):
+        mx.nd.sgd_update(mx.nd.ones(2), mx.nd.ones(2))
+    assert mx.nd.sparse.adagrad_update is not None and mx.nd.sparse.sgd_update is not None
+
+
+def _make_optimizer(case):
+    kwargs = dict(case["kwargs"])
+    extra = case["extra"]
+    if extra.get("idx2name"):
+        kwargs["param_idx2name"] = {0: "fc_weight", 1: "fc_bias"}
+    if extra.get("sched"):
+        cls, skw = extra["sched"]
+        kwargs["lr_scheduler"] = getattr(mx.lr_scheduler, cls)(**skw)
+    opt = mx.optimizer.create(case["optimizer"], **kwargs)
+    if "lr_mult" in extra:
+        opt.set_lr_mult(extra["lr_mult"])
+    if "wd_mult" in extra:
+        opt.set_wd_mult({int(k) if k.isdigit() else k: v for k, v in extra["wd_mult"].items()})
+    return opt
+
+
+@pytest.mark.parametrize("case", OPTS, ids=[c["case"] for c in OPTS])
+def test_optimizer_trajectory(case):
+    name, dtype = case["case"], case["dtype"]
+    opt = _make_optimizer(case)
+    updater = mx.optimizer.get_updater(opt)
+    weights = [mx.nd.array(OPTS_DATA["init:%d" % i], dtype=dtype) for i in range(2)]
+    for t in range(4):
+        for i, w in enumerate(weights):
+            updater(i, mx.nd.array(OPTS_DATA["grad:%d:%d" % (t, i)], dtype=dtype), w)
+            _close(w.asnumpy(), OPTS_DATA["%s/traj:%d" % (name, i)][t], "%s param %d step %d" % (name, i, t + 1))
+    assert opt.num_update == case["num_update"]
+
+
+def test_create_and_register():
+    assert isinstance(mx.optimizer.create("SGD", momentum=0.9), mx.optimizer.SGD)
+    assert mx.optimizer.create("adam").lr == 0.001
+    assert mx.optimizer.create("ftrl").lr == 0.1
+    with pytest.raises(ValueError, match="Cannot find optimizer nosuch"):
+        mx.optimizer.create("nosuch")
+
+    @mx.optimizer.register
+    class MyHalfStep(mx.optimizer.Optimizer):
+        def update(self, index, weight, grad, state):
+            weight[:] -= 0.5 * grad
+
+    w = mx.nd.ones(2)
+    mx.optimizer.get_updater(mx.optimizer.create("myhalfstep"))(0, mx.nd.ones(2), w)
+    np.testing.assert_allclose(w.asnumpy(), [0.5, 0.5])
+
+
+def test_learning_rate_and_scheduler():
+    opt = mx.optimizer.SGD(learning_rate=0.3)
+    assert opt.learning_rate == 0.3
+    opt.set_learning_rate(0.2)
+    assert opt.learning_rate == 0.2
+    sched = mx.lr_scheduler.FactorScheduler(step=1, factor=0.5, base_lr=1.0)
+    opt = mx.optimizer.SGD(lr_scheduler=sched)
+    with pytest.raises(UserWarning, match="LRScheduler of the optimizer has already been defined"):
+        opt.set_learning_rate(0.1)
+    opt.num_update = 3
+    assert opt.learning_rate == 0.25
+
+
+def test_wd_mult_defaults_from_names():
+    opt = mx.optimizer.SGD(wd=0.1, param_idx2name={0: "fc_weight", 1: "fc_bias", 2: "bn_gamma", 3: "bn_beta"})
+    assert [opt._get_wd(i) for i in range(4)] == [0.1, 0.0, 0.1, 0.0]
+    opt.set_lr_mult({"fc_bias": 3.0})
+    assert opt._get_lr(1) == pytest.approx(0.03)
+
+
+def test_states_round_trip():
+    opt = mx.optimizer.Adam(learning_rate=0.1)
+    upd = mx.optimizer.get_updater(opt)
+    w = mx.nd.array([1.0, -1.0])
+    for _ in range(2):
+        upd(0, mx.nd.array([0.5, 0.25]), w)
+    blob = upd.get_states(dump_optimizer=True)
+    other = mx.optimizer.get_updater(mx.optimizer.Adam())
+    other.set_states(blob)
+    assert other.optimizer.lr == 0.1 and other.optimizer.num_update == 2
+    w2 = w.copy()
+    upd(0, mx.nd.array([0.5, 0.25]), w)
+    other(0, mx.nd.array([0.5, 0.25]), w2)
+    np.testing.assert_allclose(w2.asnumpy(), w.asnumpy())
+    states_only = pickle.loads(upd.get_states())
+    assert set(states_only) == {0} and len(states_only[0]) == 2

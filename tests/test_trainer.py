@@ -1,0 +1,99 @@
+"""gluon.Trainer against MXNet 1.9.1's trajectories (tools/make_extra_fixtures_train.py):
+three steps of a Dense layer's parameters (lr_mult/wd_mult set, a scheduler in one case),
+plus stale gradients, ignore_stale_grad, set_learning_rate and save/load_states."""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import neogluon as mx
+from neogluon import gluon
+
+FIX = os.path.join(os.path.dirname(__file__), "fixtures", "extra", "train")
+CASES = json.load(open(os.path.join(FIX, "trainer.json")))
+DATA = np.load(os.path.join(FIX, "trainer.npz"))
+
+
+def _params(weight, bias):
+    params = gluon.ParameterDict()
+    w = params.get("dense0_weight", shape=weight.shape, lr_mult=0.5)
+    b = params.get("dense0_bias", shape=bias.shape, wd_mult=2.0)
+    params.initialize(mx.init.Zero())
+    w.set_data(mx.nd.array(weight))
+    b.set_data(mx.nd.array(bias))
+    return params, w, b
+
+
+def _loss_step(w, b, x, y):
+    with mx.autograd.record():
+        out = mx.nd.FullyConnected(mx.nd.array(x), w.data(), b.data(), num_hidden=w.shape[0])
+        loss = ((out - mx.nd.array(y)) ** 2).sum()
+    loss.backward()
+
+
+def _optimizer_params(case):
+    params = dict(case["params"])
+    if "lr_scheduler" in params:
+        cls, kwargs = params["lr_scheduler"]
+        params["lr_scheduler"] = getattr(mx.lr_scheduler, cls)(**kwargs)
+    return params
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["case"] for c in CASES])
+def test_trainer_matches_mxnet(case):
+    params, w, b = _params(DATA["w0"], DATA["b0"])
+    trainer = gluon.Trainer(params, case["optimizer"], _optimizer_params(case))
+    for j in range(3):
+        _loss_step(w, b, DATA["x:%d" % j], DATA["y:%d" % j])
+        trainer.step(5)
+        assert trainer.learning_rate == pytest.approx(case["lrs"][j])
+        name = case["case"]
+        np.testing.assert_allclose(w.data().asnumpy(), DATA["%s/weight:%d" % (name, j)], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(b.data().asnumpy(), DATA["%s/bias:%d" % (name, j)], rtol=1e-5, atol=1e-6)
+
+
+def test_stale_gradient():
+    params, w, b = _params(DATA["w0"], DATA["b0"])
+    trainer = gluon.Trainer(params, "sgd", {"learning_rate": 0.1})
+    _loss_step(w, b, DATA["x:0"], DATA["y:0"])
+    trainer.step(5)
+    before = w.data().asnumpy()
+    with pytest.raises(UserWarning, match="Gradient of Parameter `dense0_bias` on context cpu\\(0\\) has not been "
+                                          "updated by backward since last `step`"):
+        trainer.step(5)
+    trainer.step(5, ignore_stale_grad=True)  # both stale: nothing changes
+    np.testing.assert_array_equal(w.data().asnumpy(), before)
+
+
+def test_learning_rate_and_errors():
+    params, w, _ = _params(DATA["w0"], DATA["b0"])
+    trainer = gluon.Trainer(params, "sgd", {"learning_rate": 0.1})
+    assert trainer.learning_rate == 0.1
+    trainer.set_learning_rate(0.5)
+    assert trainer.learning_rate == 0.5 and trainer.optimizer.lr == 0.5
+    with pytest.raises(ValueError, match="list or dict of Parameters"):
+        gluon.Trainer(w, "sgd")
+    with pytest.raises(AssertionError, match="optimizer_params must be None"):
+        gluon.Trainer(params, mx.optimizer.SGD(), {"learning_rate": 0.1})
+    sched = mx.lr_scheduler.FactorScheduler(step=10, base_lr=0.1)
+    with pytest.raises(UserWarning, match="LRScheduler of the optimizer has already been defined"):
+        gluon.Trainer(params, "sgd", {"lr_scheduler": sched}).set_learning_rate(0.2)
+
+
+def test_save_and_load_states(tmp_path):
+    fname = str(tmp_path / "trainer.states")
+    params, w, b = _params(DATA["w0"], DATA["b0"])
+    trainer = gluon.Trainer(params, "adam", {"learning_rate": 0.01})
+    _loss_step(w, b, DATA["x:0"], DATA["y:0"])
+    trainer.step(5)
+    trainer.save_states(fname)
+    params2, w2, b2 = _params(w.data().asnumpy(), b.data().asnumpy())
+    trainer2 = gluon.Trainer(params2, "sgd", {"learning_rate": 1.0})
+    trainer2.load_states(fname)
+    assert isinstance(trainer2.optimizer, mx.optimizer.Adam) and trainer2.learning_rate == 0.01
+    for ws, bs, tr in ((w, b, trainer), (w2, b2, trainer2)):
+        _loss_step(ws, bs, DATA["x:1"], DATA["y:1"])
+        tr.step(5)
+    np.testing.assert_allclose(w2.data().asnumpy(), w.data().asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(b2.data().asnumpy(), b.data().asnumpy(), rtol=1e-6)
