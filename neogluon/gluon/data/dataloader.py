@@ -1,0 +1,257 @@
+"""``DataLoader`` (``mx.gluon.data.dataloader``): mini-batches from a dataset, as in MXNet 1.9.1.
+
+Batches are formed from the index lists of a ``BatchSampler`` and merged by a batchify
+function. With ``num_workers > 0`` they are made by a ``multiprocessing.Pool`` (or a
+``ThreadPool`` with ``thread_pool=True``) while the caller consumes earlier ones; they
+still arrive in sampler order, so workers give exactly the batches of ``num_workers=0``.
+
+Worker processes hand NDArrays back through shared memory, as MXNet's ``cpu_shared``
+arrays do: NDArray is registered with ``multiprocessing``'s ``ForkingPickler`` so that
+its tensor travels by torch's shared-memory reduction instead of being copied into the
+pipe. The dataset and batchify function are given to each worker once, when the pool
+starts (inherited on fork), not pickled with every batch.
+"""
+import collections
+import multiprocessing
+import multiprocessing.pool
+import signal
+from multiprocessing.reduction import ForkingPickler
+
+import numpy as np
+import torch
+
+from ... import ndarray as nd
+from ...ndarray import NDArray
+from . import sampler as _sampler
+
+__all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
+
+
+def _reduce_ndarray(arr):
+    """Pickle an NDArray for another process as its (shared-memory) torch tensor."""
+    return NDArray, (arr._t.detach(),)
+
+
+ForkingPickler.register(NDArray, _reduce_ndarray)
+
+
+def default_batchify_fn(data):
+    """Merge a list of samples into a batch, as MXNet's ``default_batchify_fn``: NDArrays
+    are stacked (``nd.stack``), tuples are merged element-wise into a list, anything
+    else (numpy arrays and scalars, Python numbers) goes through ``np.asarray`` and
+    becomes an NDArray of numpy's dtype."""
+    if isinstance(data[0], NDArray):
+        return nd.stack(*data)
+    if isinstance(data[0], tuple):
+        return [default_batchify_fn(field) for field in zip(*data)]
+    data = np.asarray(data)
+    return nd.array(data, dtype=data.dtype)
+
+
+def default_mp_batchify_fn(data):
+    """``default_batchify_fn`` for worker processes: the batch is built directly in shared
+    memory (MXNet's ``cpu_shared`` context), so passing it back copies nothing."""
+    if isinstance(data[0], NDArray):
+        tensors = [d._t.detach() for d in data]
+        out = torch.empty((len(tensors),) + tuple(tensors[0].shape), dtype=tensors[0].dtype)
+        return NDArray(torch.stack(tensors, out=out.share_memory_()))
+    if isinstance(data[0], tuple):
+        return [default_mp_batchify_fn(field) for field in zip(*data)]
+    data = np.asarray(data)
+    batch = nd.array(data, dtype=data.dtype)
+    batch._t.share_memory_()
+    return batch
+
+
+def _pin(batch, device_id):
+    """The batch in page-locked host memory (MXNet's ``cpu_pinned``) when CUDA is present;
+    without a GPU pinning has no purpose and the batch is returned as it is."""
+    if not torch.cuda.is_available():
+        return batch
+    if isinstance(batch, NDArray):
+        with torch.cuda.device(device_id):
+            return NDArray(batch._t.pin_memory())
+    if isinstance(batch, (list, tuple)):
+        return [_pin(b, device_id) for b in batch]
+    return batch
+
+
+# ---------------------------------------------------------------------- worker side
+_worker_dataset = None
+_worker_batchify_fn = None
+
+
+def _worker_initializer(dataset, batchify_fn):
+    """Runs once in each worker process: keep the dataset and batchify function, ignore
+    Ctrl-C (the parent handles it) and use one intra-op thread per worker."""
+    global _worker_dataset, _worker_batchify_fn  # pylint: disable=global-statement
+    _worker_dataset, _worker_batchify_fn = dataset, batchify_fn
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    torch.set_num_threads(1)
+
+
+def _worker_fn(samples):
+    """Make one batch in a worker process."""
+    return _worker_batchify_fn([_worker_dataset[i] for i in samples])
+
+
+def _thread_worker_fn(samples, batchify_fn, dataset):
+    """Make one batch in a worker thread."""
+    return batchify_fn([dataset[i] for i in samples])
+
+
+class _MultiWorkerIter:
+    """Batches computed by a worker pool, returned in sampler order.
+
+    ``prefetch`` batches are submitted up front and one more each time a batch is taken,
+    as in MXNet; ``timeout`` bounds the wait for any one batch."""
+
+    def __init__(self, loader):
+        self._loader = loader
+        self._iter = iter(loader._batch_sampler)
+        self._pending = collections.deque()
+        for _ in range(loader._prefetch):
+            self._push_next()
+
+    def __len__(self):
+        return len(self._loader._batch_sampler)
+
+    def _push_next(self):
+        indices = next(self._iter, None)
+        if indices is None:
+            return
+        loader = self._loader
+        if loader._thread_pool:
+            job = loader._worker_pool.apply_async(
+                _thread_worker_fn, (indices, loader._batchify_fn, loader._dataset))
+        else:
+            job = loader._worker_pool.apply_async(_worker_fn, (indices,))
+        self._pending.append(job)
+
+    def __next__(self):
+        self._push_next()
+        if not self._pending:
+            raise StopIteration
+        job = self._pending.popleft()
+        loader = self._loader
+        try:
+            batch = job.get(loader._timeout)
+        except multiprocessing.TimeoutError:
+            raise multiprocessing.TimeoutError(
+                "DataLoader: a worker timed out after %s seconds. A slow transform needs a "
+                "larger `timeout`%s." % (loader._timeout, "" if loader._thread_pool else
+                                         "; with a large enough timeout, shared memory may "
+                                         "be exhausted: use fewer workers")) from None
+        except Exception:
+            loader._worker_pool.terminate()
+            raise
+        if loader._pin_memory:
+            batch = _pin(batch, loader._pin_device_id)
+        return batch
+
+    next = __next__
+
+    def __iter__(self):
+        return self
+
+
+class DataLoader:
+    """Loads mini-batches from a dataset (``mx.gluon.data.DataLoader``).
+
+    Parameters follow MXNet 1.9.1: either ``batch_size`` (with ``shuffle`` or a
+    ``sampler``, and ``last_batch`` 'keep' / 'discard' / 'rollover') or a
+    ``batch_sampler``; ``batchify_fn`` merges samples (default
+    :func:`default_batchify_fn`); ``num_workers`` worker processes, or threads with
+    ``thread_pool=True``, computing ``prefetch`` batches ahead (default
+    ``2 * num_workers``) with ``timeout`` seconds allowed per batch; ``pin_memory``
+    returns page-locked batches. ``auto_reload`` starts prefetching the next epoch as
+    soon as one ends. ``try_nopython`` (MXNet 2's C++ loader) is accepted; the Python
+    loader always runs, which is what MXNet falls back to.
+
+    With ``shuffle=True`` the order comes from numpy's global generator, drawn when an
+    epoch's iteration starts: ``np.random.seed`` makes it repeatable and equal to MXNet's.
+    """
+
+    def __init__(self, dataset, batch_size=None, shuffle=False, sampler=None,
+                 last_batch=None, batch_sampler=None, batchify_fn=None,
+                 num_workers=0, pin_memory=False, pin_device_id=0,
+                 prefetch=None, thread_pool=False, timeout=120, auto_reload=False,
+                 try_nopython=None):
+        assert timeout > 0, "timeout must be positive, given {}".format(timeout)
+        self._dataset = dataset
+        self._pin_memory = pin_memory
+        self._pin_device_id = pin_device_id
+        self._thread_pool = thread_pool
+        self._timeout = timeout
+        self._try_nopython = try_nopython
+        self._batch_sampler = self._make_batch_sampler(
+            dataset, batch_size, shuffle, sampler, last_batch, batch_sampler)
+        self._num_workers = max(num_workers, 0)
+        self._prefetch = max(0, int(prefetch) if prefetch is not None else 2 * self._num_workers)
+        if batchify_fn is None:
+            batchify_fn = default_mp_batchify_fn if self._num_workers > 0 else default_batchify_fn
+        self._batchify_fn = batchify_fn
+        self._worker_pool = self._make_pool() if self._num_workers > 0 else None
+        self.auto_reload = auto_reload
+        self._iter = None
+        if auto_reload:
+            self.refresh()
+
+    @staticmethod
+    def _make_batch_sampler(dataset, batch_size, shuffle, sampler, last_batch, batch_sampler):
+        """The BatchSampler that the arguments describe, with MXNet's checks."""
+        if batch_sampler is not None:
+            if batch_size is not None or shuffle or sampler is not None or last_batch is not None:
+                raise ValueError("batch_size, shuffle, sampler and last_batch must "
+                                 "not be specified if batch_sampler is specified.")
+            return batch_sampler
+        if batch_size is None:
+            raise ValueError("batch_size must be specified unless batch_sampler is specified")
+        if sampler is None:
+            sampler = (_sampler.RandomSampler(len(dataset)) if shuffle
+                       else _sampler.SequentialSampler(len(dataset)))
+        elif shuffle:
+            raise ValueError("shuffle must not be specified if sampler is specified")
+        return _sampler.BatchSampler(sampler, batch_size, last_batch if last_batch else "keep")
+
+    def _make_pool(self):
+        if self._thread_pool:
+            return multiprocessing.pool.ThreadPool(self._num_workers)
+        return multiprocessing.Pool(self._num_workers, initializer=_worker_initializer,
+                                    initargs=(self._dataset, self._batchify_fn))
+
+    def _same_process_iter(self):
+        for indices in self._batch_sampler:
+            batch = self._batchify_fn([self._dataset[i] for i in indices])
+            if self._pin_memory:
+                batch = _pin(batch, self._pin_device_id)
+            yield batch
+
+    def _prefetch_iter(self):
+        if self._num_workers == 0:
+            return self._same_process_iter()
+        return _MultiWorkerIter(self)
+
+    def __iter__(self):
+        if self._iter is None:
+            self.refresh()
+        it, self._iter = self._iter, None
+        yield from it
+        if self._iter is None and self.auto_reload:
+            self.refresh()
+
+    def __len__(self):
+        return len(self._batch_sampler)
+
+    def refresh(self):
+        """Start the next epoch's iterator now (prefetching begins with worker pools)."""
+        self._iter = self._prefetch_iter()
+
+    def clean(self):
+        """Drop the prefetched iterator; the next epoch starts when iteration does."""
+        self._iter = None
+
+    def __del__(self):
+        pool = getattr(self, "_worker_pool", None)
+        if pool is not None:
+            pool.terminate()
