@@ -18,7 +18,6 @@ import json
 import re
 import threading
 import warnings
-import weakref
 from collections import OrderedDict, defaultdict
 
 import numpy as np
@@ -32,64 +31,17 @@ from ..symbol import Symbol
 from .parameter import Parameter, ParameterDict, DeferredInitializationError
 from . import cached as _cached
 from .cached import flatten as _flatten, regroup as _regroup, register_backend
+from .utils import HookHandle, _brief_print_list, _indent
 
 __all__ = ["Block", "HybridBlock", "SymbolBlock", "HookHandle", "register_backend"]
 
 
-# ---------------------------------------------------------------------- helpers (MXNet's gluon.utils)
-def _indent(s_, num_spaces):
-    """Indent every line but the first by ``num_spaces``."""
-    lines = s_.split("\n")
-    if len(lines) == 1:
-        return s_
-    return "\n".join([lines[0]] + [(num_spaces * " ") + line for line in lines[1:]])
-
-
-def _brief_print_list(lst, limit=7):
-    """At most ``limit`` quoted elements of ``lst``, eliding the middle."""
-    lst = list(lst)
-    if len(lst) > limit:
-        return _brief_print_list(lst[:limit // 2], limit) + ", ..., " + _brief_print_list(lst[-limit // 2:], limit)
-    return ", ".join(["'%s'" % str(i) for i in lst])
-
-
+# ---------------------------------------------------------------------- helpers
 def _pick_ctx(ctx, device):
     """``ctx=`` and its Gluon 2 spelling ``device=``."""
     if ctx is not None and device is not None:
         raise ValueError("give either ctx or device, not both")
     return ctx if ctx is not None else device
-
-
-class HookHandle:
-    """A handle to a registered forward (pre-)hook: ``detach()`` removes it; also a context manager."""
-
-    def __init__(self):
-        self._hooks_dict_ref = None
-        self._id = None
-
-    def attach(self, hooks_dict, hook):
-        assert not self._hooks_dict_ref, "The same handle cannot be attached twice."
-        self._id = id(hook)
-        hooks_dict[self._id] = hook
-        self._hooks_dict_ref = weakref.ref(hooks_dict)
-
-    def detach(self):
-        hooks_dict = self._hooks_dict_ref()
-        if hooks_dict is not None and self._id in hooks_dict:
-            del hooks_dict[self._id]
-
-    def __getstate__(self):
-        return (self._hooks_dict_ref(), self._id)
-
-    def __setstate__(self, state):
-        self._hooks_dict_ref = weakref.ref(OrderedDict() if state[0] is None else state[0])
-        self._id = state[1]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, ptype, value, trace):
-        self.detach()
 
 
 class _BlockScope:

@@ -19,6 +19,7 @@ from ..base import MXNetError, torch_dtype
 from ..context import Context, as_context, cpu, current_context
 from ..ndarray import NDArray
 from ..symbol import Symbol, var as _sym_var
+from .utils import _brief_print_list, _indent, shape_is_known
 
 __all__ = ["DeferredInitializationError", "Parameter", "Constant", "ParameterDict", "tensor_types"]
 
@@ -37,25 +38,6 @@ def _check(cond, msg):
     """MXNet's ``assert``-style checks, raised even under ``python -O``."""
     if not cond:
         raise AssertionError(msg)
-
-
-def shape_is_known(shape):
-    """Whether ``shape`` is given and has no unknown (0) dimension."""
-    return shape is not None and len(shape) > 0 and all(d > 0 for d in shape)
-
-
-def _indent(s, num_spaces):
-    """Indent every line of ``s`` but the first by ``num_spaces``."""
-    first, *rest = s.split("\n")
-    return "\n".join([first] + [num_spaces * " " + line for line in rest])
-
-
-def _brief_print_list(lst, limit=7):
-    """At most ``limit`` quoted items of ``lst``, with ``...`` in the middle."""
-    lst = list(lst)
-    if len(lst) > limit:
-        return _brief_print_list(lst[:limit // 2], limit) + ", ..., " + _brief_print_list(lst[-limit // 2:], limit)
-    return ", ".join("'%s'" % str(i) for i in lst)
 
 
 def _ctx_list(ctx, device=None):
