@@ -22,6 +22,12 @@ from .attribute import AttrScope
 from . import symbol
 from . import symbol as sym
 from . import executor
+from . import initializer
+from . import initializer as init
+from . import gluon
+from . import lr_scheduler
+from . import optimizer
+from . import metric
 from . import test_utils
 
 __all__ = ["MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus",
