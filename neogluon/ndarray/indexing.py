@@ -29,14 +29,30 @@ def _index_tensor(idx, device):
     return t.to(device=device, dtype=torch.long)
 
 
+def _reversed_slice(k, size):
+    """The positive-step slice over the same elements as a negative-step ``k``; the
+    selected elements are those of the result, in reverse order."""
+    start, stop, step = k.indices(size)
+    count = len(range(start, stop, step))
+    if count == 0:
+        return slice(0, 0)
+    return slice(start + (count - 1) * step, start + 1, -step)
+
+
 def _convert_key(key, shape, device):
-    """Turn an MXNet/numpy index into one torch accepts (negative steps become index arrays)."""
+    """Turn an MXNet/numpy index into one torch accepts.
+
+    torch has no negative slice steps: such a slice becomes a positive-step slice of the
+    input (``pre``, one slice per input axis) followed by a flip of that axis
+    (``flips``), and ``slice(None)`` in the returned key. Returns (pre, flips, key)."""
     if not isinstance(key, tuple):
         key = (key,)
     n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
     if n_real > len(shape):
         raise IndexError("too many indices (%d) for an array of shape %s" % (n_real, shape))
     out = []
+    pre = [slice(None)] * len(shape)
+    flips = []
     dim = 0
     for i, k in enumerate(key):
         if k is Ellipsis:
@@ -56,7 +72,9 @@ def _convert_key(key, shape, device):
             out.append(k)
         elif isinstance(k, slice):
             if k.step is not None and k.step < 0:
-                out.append(torch.arange(*k.indices(size), device=device))
+                pre[dim] = _reversed_slice(k, size)
+                flips.append(dim)
+                out.append(slice(None))
             elif k.step == 0:
                 raise ValueError("slice step cannot be zero")
             else:
@@ -74,7 +92,12 @@ def _convert_key(key, shape, device):
             out.append(t)
             dim += t.dim() - 1 if t.dtype == torch.bool else 0
         dim += 1
-    return tuple(out)
+    return tuple(pre), flips, tuple(out)
+
+
+def _flipped(t, pre, flips):
+    """``t`` with the negative-step slices of a key applied (see ``_convert_key``)."""
+    return t[pre].flip(flips) if flips else t
 
 
 def getitem(x, key):
@@ -82,9 +105,9 @@ def getitem(x, key):
     t = x._t
     if not _STATE.recording and t.requires_grad:
         t = t.detach()
-    k = _convert_key(key, tuple(t.shape), t.device)
+    pre, flips, k = _convert_key(key, tuple(t.shape), t.device)
     try:
-        r = t[k]
+        r = _flipped(t, pre, flips)[k]
     except (IndexError, RuntimeError) as e:
         raise IndexError("NDArray index %r on shape %s: %s" % (key, x.shape, e)) from None
     if r.dim() == 0:
@@ -95,7 +118,7 @@ def getitem(x, key):
 def setitem(x, key, value):
     from .ndarray import NDArray
     t = x._t
-    k = _convert_key(key, tuple(t.shape), t.device)
+    pre, flips, k = _convert_key(key, tuple(t.shape), t.device)
     if isinstance(value, NDArray):
         v = value._t
         if not _STATE.recording:
@@ -109,11 +132,22 @@ def setitem(x, key, value):
         autograd.check_assign(t, v if isinstance(v, torch.Tensor) else None)
     try:
         with torch.no_grad():
-            t[k] = v
+            if flips:
+                _put_flipped(t, pre, flips, k, v)
+            else:
+                t[k] = v
     except RuntimeError as e:
         raise ValueError("cannot assign a value of shape %s to NDArray%s of shape %s: %s"
                          % (tuple(v.shape) if isinstance(v, torch.Tensor) else (), _fmt(key), x.shape,
                             str(e).split("\n")[0])) from None
+
+
+def _put_flipped(t, pre, flips, k, v):
+    """``t[key] = v`` for a key with negative steps: write through the flat positions the
+    key selects (a flipped tensor is a copy, so it cannot be written through)."""
+    pos = _flipped(torch.arange(t.numel(), device=t.device).reshape(t.shape), pre, flips)[k]
+    vals = torch.as_tensor(v, dtype=t.dtype, device=t.device).expand(pos.shape)
+    t.put_(pos.reshape(-1), vals.reshape(-1))
 
 
 def _fmt(key):
