@@ -5,6 +5,8 @@ autograd and match MXNet's (slice gradients scatter back, tile/broadcast gradien
 Axes may be negative; where MXNet 1.9.1 rejects a negative axis (``transpose``,
 ``reverse``) neogluon accepts it, with numpy's meaning.
 """
+import functools
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -115,7 +117,12 @@ def _reshape_legacy(dshape, target, keep_highest):
 
 def infer_reshape(dshape, shape=(), reverse=False, target_shape=(), keep_highest=False):
     """The output shape of ``Reshape`` for an input of shape ``dshape`` (MXNet's rules)."""
-    dshape = tuple(dshape)
+    return _infer_reshape(tuple(dshape), tuple(shape), bool(reverse), tuple(target_shape), bool(keep_highest))
+
+
+@functools.lru_cache(maxsize=4096)
+def _infer_reshape(dshape, shape, reverse, target_shape, keep_highest):
+    """infer_reshape, memoised: a training loop reshapes the same shapes over and over."""
     if shape:
         if reverse:
             out = _reshape_codes(dshape[::-1], tuple(shape)[::-1])[::-1]
