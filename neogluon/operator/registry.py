@@ -207,7 +207,7 @@ class Operator:
     def __init__(self, name, fn, *, inputs=("data",), aux=(), params=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, variadic=None, infer_args=None,
                  infer_shape=None, infer_type=None, mode_dependent=False, differentiable=True,
-                 signature=None, doc=None):
+                 signature=None, doc=None, infer_inputs=None):
         self.name = name
         self.fn = fn
         self.params = dict(params or {})
@@ -223,6 +223,7 @@ class Operator:
         self._num_visible = _static(num_visible_outputs) if num_visible_outputs is not None else self._num_outputs
         self._output_names = output_names
         self.infer_args = infer_args      # (attrs, in_shapes) -> in_shapes with unknowns filled
+        self.infer_inputs = infer_inputs  # (attrs, in_shapes, out_shapes) -> in_shapes, from known outputs
         self.infer_shape_fn = infer_shape  # (attrs, in_shapes) -> out_shapes, when meta tensors can't
         self.infer_type_fn = infer_type
         self.mode_dependent = mode_dependent

@@ -357,8 +357,25 @@ def rnn(data, parameters, state, *rest, is_train=False, **attrs):
     return (out, *finals)
 
 
+def _param_concat_infer_inputs(attrs, shapes, outs):
+    """As MXNet: the inputs of unknown size along ``dim`` share equally what the (known) output
+    leaves (how deferred ``l0_i2h_weight``/``r0_i2h_weight`` learn their size from the RNN's
+    parameter vector)."""
+    dim, out = attrs["dim"], outs[0]
+    missing = [i for i, s in enumerate(shapes) if s is None or not s[dim]]
+    if not missing:
+        return shapes
+    left = out[dim] - sum(s[dim] for i, s in enumerate(shapes) if i not in missing)
+    if left <= 0 or left % len(missing):
+        return shapes
+    filled = list(shapes)
+    for i in missing:
+        filled[i] = out[:dim] + (left // len(missing),) + out[dim + 1:]
+    return filled
+
+
 @register("_rnn_param_concat", aliases=["_npi_rnn_param_concat"], variadic="num_args",
-          params=dict(num_args=Int(), dim=Int(1)))
+          infer_inputs=_param_concat_infer_inputs, params=dict(num_args=Int(), dim=Int(1)))
 def rnn_param_concat(*data, num_args, dim):
     """The Concat that Gluon's fused RNN layers use to build the flat parameter vector
     (MXNet gives it its own shape inference; its forward and gradient are Concat's)."""

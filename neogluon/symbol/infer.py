@@ -141,6 +141,10 @@ class _Graph:
         elif op.name in SAME_SHAPE and not all(known(s) for s in shapes):
             ref = next((s for s in shapes if known(s)), None)
             filled = [ref] * len(shapes) if ref is not None else None
+        if op.infer_inputs is not None and not all(known(s) for s in (filled or shapes)):
+            outs = [self.shapes.get((id(node), i)) for i in range(node.num_visible_outputs())]
+            if all(known(s) for s in outs):
+                filled = op.infer_inputs(attrs, filled or shapes, outs)
         if filled is None:
             return
         for i, (k, s) in enumerate(zip(keys, filled)):
