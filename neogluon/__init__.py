@@ -29,6 +29,8 @@ from . import lr_scheduler
 from . import optimizer
 from . import metric
 from . import test_utils
+from . import visualization
+from . import visualization as viz
 
 __all__ = ["MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus",
            "nd", "ndarray", "autograd", "random", "context", "base", "test_utils", "operator",
