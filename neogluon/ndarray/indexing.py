@@ -105,6 +105,8 @@ def getitem(x, key):
     t = x._t
     if not _STATE.recording and t.requires_grad:
         t = t.detach()
+    if type(key) is slice and (key.step is None or key.step > 0) and t.dim():  # x[a:b]: a view, as torch gives
+        return NDArray(t[key])
     pre, flips, k = _convert_key(key, tuple(t.shape), t.device)
     try:
         r = _flipped(t, pre, flips)[k]

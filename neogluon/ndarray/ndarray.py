@@ -218,8 +218,7 @@ class NDArray:
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key):
-        from .indexing import getitem
-        return getitem(self, key)
+        return _getitem(self, key)
 
     def __setitem__(self, key, value):
         from .indexing import setitem
@@ -476,6 +475,9 @@ def invoke(op, inputs, kwargs, out=None):
     if out is None and type(res) is torch.Tensor:  # pylint: disable=unidiomatic-typecheck
         return NDArray(res)
     return wrap_outputs(res, out)
+
+
+from .indexing import getitem as _getitem  # noqa: E402  (indexing needs NDArray defined)
 
 
 class _OpTable(dict):
