@@ -44,12 +44,48 @@ def _source(op, fname, symbolic=False):
         lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
     if not symbolic and _has_fast_path(op):
         lines += _fast_path(op.all_input_names(), inputs)
+    elif not symbolic and _has_dynamic_fast_path(op):
+        lines += _dynamic_fast_path(op.all_input_names(), inputs)
     lines.append("    return _invoke(_op, %s, kwargs, %s)" % (inputs, call))
     return "def %s(%s):\n%s\n" % (fname, ", ".join(sig), "\n".join(lines))
 
 
 def _has_fast_path(op):
     return op.arity is not None and 0 < op.arity <= 4 and not op.mode_dependent and not op.variadic
+
+
+def _has_dynamic_fast_path(op):
+    """Operators whose inputs depend on attributes (FullyConnected's bias, Convolution's)."""
+    return (op.arity is None and not op.mode_dependent and not op.variadic
+            and 0 < len(op.all_input_names()) <= 4)
+
+
+def _dynamic_fast_path(names, inputs):
+    """Like _fast_path, for operators whose input list depends on the attributes: the
+    inputs the attributes call for are taken in order, and the rest must be None."""
+    return [
+        "    if out is None:",
+        "        attrs = _op.default_attrs",
+        "        if kwargs or attrs is None:",
+        "            attrs = _op.parse_attrs(kwargs)",
+        "        given = %s" % inputs,
+        "        n = len(_op.input_names(attrs))",
+        "        try:",
+        "            ts = [x._t for x in given[:n]]",
+        "        except AttributeError:",
+        "            return _invoke(_op, given, kwargs, out)",
+        "        if any(x is not None for x in given[n:]):",
+        "            return _invoke(_op, given, kwargs, out)",
+        "        if not _STATE.recording:",
+        "            ts = [t.detach() if t.requires_grad else t for t in ts]",
+        "        try:",
+        "            r = _op.fn(*ts, **attrs)",
+        "        except Exception:  # pylint: disable=broad-except",
+        "            return _invoke(_op, given, kwargs, out)  # re-run checked, for MXNet's error",
+        "        if type(r) is _Tensor:",
+        "            return _NDArray(r)",
+        "        return [_NDArray(x) for x in r]",
+    ]
 
 
 def _fast_path(names, inputs):
