@@ -2,6 +2,7 @@
 from .parameter import Parameter, Constant, ParameterDict, DeferredInitializationError, tensor_types
 from .block import Block, HybridBlock, SymbolBlock
 from . import nn
+from . import rnn
 from . import loss
 from . import contrib
 from . import data

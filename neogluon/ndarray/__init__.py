@@ -70,13 +70,15 @@ def _check_stype(stype):
 
 
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    """An array of zeros (float32 by default)."""
+    """An array of zeros (float32 by default); a ``name`` keyword is accepted and ignored, as in MXNet."""
     _check_stype(stype)
+    kwargs.pop("name", None)
     return invoke("_zeros", (), dict(kwargs, shape=_shape(shape), ctx=_ctx_str(ctx), dtype=dtype or "float32"))
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
-    """An array of ones (float32 by default)."""
+    """An array of ones (float32 by default); a ``name`` keyword is accepted and ignored, as in MXNet."""
+    kwargs.pop("name", None)
     return invoke("_ones", (), dict(kwargs, shape=_shape(shape), ctx=_ctx_str(ctx), dtype=dtype or "float32"))
 
 
