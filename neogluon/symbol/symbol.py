@@ -410,11 +410,11 @@ class Symbol:
     def reshape(self, *shape, **kwargs):
         """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes."""
         from . import reshape as _reshape
-        if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
-            shape = shape[0]
+        if len(shape) == 1 and isinstance(shape[0], (list, tuple, int)):
+            shape = shape[0]   # an int stays one, written '-1' in the JSON as MXNet does
         elif not shape:
             shape = kwargs.pop("shape")
-        return _reshape(self, shape=tuple(shape), **kwargs)
+        return _reshape(self, shape=shape if isinstance(shape, int) else tuple(shape), **kwargs)
 
     def astype(self, dtype, copy=True):
         from . import cast
