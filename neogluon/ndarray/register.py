@@ -61,36 +61,31 @@ def _has_dynamic_fast_path(op):
 
 
 def _dynamic_fast_path(names, inputs):
-    """Like _fast_path, for operators whose input list depends on the attributes: the
-    inputs the attributes call for are taken in order, and the rest must be None."""
-    return [
-        "    if out is None:",
-        "        attrs = _op.default_attrs",
-        "        if kwargs or attrs is None:",
-        "            attrs = _op.parse_attrs(kwargs)",
-        "        given = %s" % inputs,
-        "        n = len(_op.input_names(attrs))",
-        "        try:",
-        "            ts = [x._t for x in given[:n]]",
-        "        except AttributeError:",
-        "            return _invoke(_op, given, kwargs, out)",
-        "        if any(x is not None for x in given[n:]):",
-        "            return _invoke(_op, given, kwargs, out)",
-        "        if not _STATE.recording:",
-        "            ts = [t.detach() if t.requires_grad else t for t in ts]",
-        "        try:",
-        "            r = _op.fn(*ts, **attrs)",
-        "        except Exception:  # pylint: disable=broad-except",
-        "            return _invoke(_op, given, kwargs, out)  # re-run checked, for MXNet's error",
-        "        if type(r) is _Tensor:",
-        "            return _NDArray(r)",
-        "        return [_NDArray(x) for x in r]",
-    ]
+    """Like _fast_path, for operators whose input list depends on the attributes: one
+    branch per possible input count, each taking the first inputs (the rest must be None)."""
+    lines = ["    if out is None:",
+             "        attrs, low, n = _op.lowered(kwargs)",
+             "        try:"]
+    for n in range(len(names), 0, -1):
+        ts = ["t%d" % i for i in range(n)]
+        rest = "".join(" and %s is None" % m for m in names[n:])
+        lines += [
+            "            if n == %d%s:" % (n, rest),
+            "                %s, = %s," % (", ".join(ts), ", ".join("%s._t" % m for m in names[:n])),
+            "                if not _STATE.recording and (%s):" % " or ".join("%s.requires_grad" % t for t in ts),
+            "                    %s, = %s," % (", ".join(ts), ", ".join("%s.detach()" % t for t in ts)),
+            "                r = low(%s) if low is not None else _op.fn(%s, **attrs)" % (", ".join(ts), ", ".join(ts)),
+            "                return _NDArray(r) if type(r) is _Tensor else [_NDArray(x) for x in r]",
+        ]
+    lines += ["        except Exception:  # pylint: disable=broad-except",
+              "            pass  # a non-NDArray input or an error: the checked invoke explains it"]
+    return lines
 
 
 def _fast_path(names, inputs):
     """Source of the imperative fast path, for operators with a fixed number of inputs:
-    the implementation is called straight from the generated function. Anything unusual
+    the implementation (or its lowering for these attributes, see Operator.lower) is
+    called straight from the generated function. Anything unusual
     (``out=``, a non-NDArray input, an error to explain) goes to the checked ``invoke``."""
     ts = ["t%d" % i for i in range(len(names))]
     grads = " or ".join("%s.requires_grad" % t for t in ts)
@@ -102,11 +97,9 @@ def _fast_path(names, inputs):
         "            return _invoke(_op, %s, kwargs, out)" % inputs,
         "        if not _STATE.recording and (%s):" % grads,
         "            %s, = %s," % (", ".join(ts), ", ".join("%s.detach()" % t for t in ts)),
-        "        attrs = _op.default_attrs",
-        "        if kwargs or attrs is None:",
-        "            attrs = _op.parse_attrs(kwargs)",
+        "        attrs, low, _ = _op.lowered(kwargs)",
         "        try:",
-        "            r = _op.fn(%s, **attrs)" % ", ".join(ts),
+        "            r = low(%s) if low is not None else _op.fn(%s, **attrs)" % (", ".join(ts), ", ".join(ts)),
         "        except Exception:  # pylint: disable=broad-except",
         "            return _invoke(_op, %s, kwargs, out)  # re-run checked, for MXNet's error" % inputs,
         "        if type(r) is _Tensor:",

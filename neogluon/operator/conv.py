@@ -164,18 +164,22 @@ def convolution(data, weight, bias=None, *, kernel, stride, dilate, pad, num_fil
 @lowering("Convolution")
 def _lower_convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, **_):
     """Channel-first convolution with its geometry resolved once (see Operator.lower)."""
-    if _channel_last(layout):
+    nd = len(kernel)
+    if _channel_last(layout) or (layout is not None and len(layout) != nd + 2) or num_group < 1:
         return None
     try:
         stride, dilate, pad = _geometry("Convolution", kernel, stride, dilate, pad, "convolution")
     except MXNetError:
         return None  # the checked implementation reports it when the graph runs
-    conv = _CONV[len(kernel)]
+    conv = _CONV[nd]
+    wshape = (num_filter,) + tuple(kernel)
 
     def run(data, weight, bias=None):
-        if weight.shape[0] != num_filter:
-            raise MXNetError("Convolution: weight %s does not have num_filter=%d rows"
-                             % (_shape(weight), num_filter))
+        # what torch would not catch itself (it takes unbatched data and the weight's own
+        # kernel size); any mismatch re-runs the checked implementation for MXNet's error
+        if data.dim() != nd + 2 or (weight.size(0),) + weight.shape[2:] != wshape:
+            raise MXNetError("Convolution: data %s or weight %s does not fit kernel=%s, num_filter=%d"
+                             % (_shape(data), _shape(weight), kernel, num_filter))
         return conv(data, weight, bias, stride, pad, dilate, num_group)
     return run
 
@@ -379,7 +383,12 @@ def _lower_pooling(*, kernel, pool_type, global_pool, pooling_convention, stride
         return None
     if global_pool:
         reduce = {"max": torch.amax, "avg": torch.mean, "sum": torch.sum}[pool_type]
-        return lambda data: reduce(data, tuple(range(2, data.dim())), keepdim=True)
+
+        def run_global(data):
+            if data.dim() not in (3, 4, 5):
+                raise MXNetError("Pooling: global pooling needs 3D, 4D or 5D data, got %s" % (_shape(data),))
+            return reduce(data, tuple(range(2, data.dim())), keepdim=True)
+        return run_global
     if len(kernel) not in (2, 3) or pooling_convention != "valid":
         return None
     try:
@@ -389,7 +398,41 @@ def _lower_pooling(*, kernel, pool_type, global_pool, pooling_convention, stride
     if any(2 * p > k for p, k in zip(pad, kernel)):
         return None
     include_pad = count_include_pad is None or count_include_pad
-    return lambda data: _pool_native(data, pool_type, kernel, stride, pad, False, include_pad)
+    if pool_type == "max" and len(kernel) == 2 and stride == kernel and not any(pad) and kernel != (1, 1):
+        return _tiled_max_pool(kernel)
+    nd = len(kernel)
+
+    def run(data):
+        if data.dim() != nd + 2:  # torch would take it as unbatched
+            raise MXNetError("Pooling: data %s does not fit kernel=%s" % (_shape(data), kernel))
+        return _pool_native(data, pool_type, kernel, stride, pad, False, include_pad)
+    return run
+
+
+def _tiled_max_pool(kernel):
+    """2-d max pooling over non-overlapping windows (stride = kernel, no pad). Where no
+    gradient is needed and the windows tile the input, it is the elementwise maximum of
+    the windows' ``kh*kw`` strided views: the same values (NaN propagates as in
+    max_pool2d), several times faster than torch's CPU max_pool2d. Otherwise (the
+    backward of max_pool2d routes each gradient to the window's first maximum, as MXNet)
+    torch's kernel."""
+    kh, kw = kernel
+
+    def pool(data):
+        if data.dim() != 4:  # torch would take 3-d data as unbatched
+            raise MXNetError("Pooling: data %s does not fit kernel=%s" % (_shape(data), kernel))
+        if (not data.is_floating_point() or data.shape[2] % kh or data.shape[3] % kw
+                or data.requires_grad and torch.is_grad_enabled()):
+            return F.max_pool2d(data, kernel, kernel)
+        n, c, h, w = data.shape
+        tiles = data.reshape(n, c, h // kh, kh, w // kw, kw)
+        out = torch.maximum(tiles[:, :, :, 0, :, 0], tiles[:, :, :, 0 if kw > 1 else 1, :, 1 if kw > 1 else 0])
+        for i in range(kh):
+            for j in range(kw):
+                if i * kw + j > 1:
+                    torch.maximum(out, tiles[:, :, :, i, :, j], out=out)
+        return out
+    return pool
 
 
 # ----------------------------------------------------------------------------- UpSampling

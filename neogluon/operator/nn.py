@@ -63,7 +63,7 @@ def activation(data, *, act_type):
 def _lower_fully_connected(*, num_hidden, no_bias, flatten):
     """``F.linear`` with the flattening decided once (see Operator.lower)."""
     def run(data, weight, bias=None):
-        if weight.shape[0] != num_hidden:
+        if weight.size(0) != num_hidden:
             raise MXNetError("FullyConnected: weight %s does not have num_hidden=%d rows"
                              % (tuple(weight.shape), num_hidden))
         if flatten and data.dim() != 2:

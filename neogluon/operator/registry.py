@@ -233,6 +233,7 @@ class Operator:
         self.doc = doc if doc is not None else (fn.__doc__ or "")
         self.lowering = None              # attrs -> function of tensors, see lower()
         self._cache = {}
+        self._lowered_cache = {}
         self._defaults = {k: p.default for k, p in self.params.items() if not p.required}
         # fast paths for imperative calls: the attributes of a call with no keywords (None
         # when some attribute is required) and the input count when it never varies
@@ -320,6 +321,23 @@ class Operator:
         if key is not None and len(self._cache) < 4096:
             self._cache[key] = attrs
         return attrs
+
+    def lowered(self, kwargs):
+        """(parsed attributes, lowered function or None, number of inputs) for a call's
+        keywords, cached like parse_attrs: what mx.nd's generated functions run on their
+        fast path."""
+        try:
+            key = tuple(kwargs.items())
+            hit = self._lowered_cache.get(key)
+            if hit is not None:
+                return hit
+        except TypeError:
+            key = None
+        attrs = self.parse_attrs(kwargs)
+        hit = (attrs, self.lower(attrs), len(self.input_names(attrs)))
+        if key is not None and len(self._lowered_cache) < 4096:
+            self._lowered_cache[key] = hit
+        return hit
 
     def format_attrs(self, attrs):
         """Attribute strings as MXNet writes them into JSON, for the given (non-default) values."""
