@@ -1,0 +1,255 @@
+"""``neogluon demo``: the hybridization tutorial end to end on real data.
+
+The tutorial's LeNet is trained twice on scikit-learn's digits from the same initial
+weights and the same batch order: once imperatively, once after ``hybridize()``, epoch
+by epoch in turn (so that both runs see the same machine load). The demo
+prints the test accuracy and the measured speed-up of the hybridized run, exports the
+hybridized model (``lenet-symbol.json``, ``lenet-0000.params``), re-imports it with
+``SymbolBlock.imports`` and checks that the outputs agree, and draws the loss and accuracy
+curves into ``lenet-curves.png``.
+"""
+import os
+import time
+
+import numpy as np
+
+from .digits import load_digits_28
+from .errors import CLIError
+
+ACCURACY_TARGET = 0.95
+
+
+def build_lenet(mx):
+    """The hybridization tutorial's ``Net``, as written on the tutorial page."""
+    gluon, nn = mx.gluon, mx.gluon.nn
+
+    class LeNet(gluon.HybridBlock):
+        def __init__(self, **kwargs):
+            super(LeNet, self).__init__(**kwargs)
+            with self.name_scope():
+                self.conv1 = nn.Conv2D(6, kernel_size=5)
+                self.pool1 = nn.MaxPool2D(pool_size=2)
+                self.conv2 = nn.Conv2D(16, kernel_size=5)
+                self.pool2 = nn.MaxPool2D(pool_size=2)
+                self.fc1 = nn.Dense(120)
+                self.fc2 = nn.Dense(84)
+                self.fc3_weight = self.params.get('fc3_weight', shape=(10, 84))
+
+        def hybrid_forward(self, F, x, fc3_weight):
+            x = self.pool1(F.relu(self.conv1(x)))
+            x = self.pool2(F.relu(self.conv2(x)))
+            x = x.reshape((0, -1))
+            x = F.relu(self.fc1(x))
+            x = F.relu(self.fc2(x))
+            return F.dot(x, fc3_weight, transpose_b=True)
+
+    return LeNet()
+
+
+def add_arguments(parser):
+    parser.add_argument("--epochs", type=positive_int, default=10, help="epochs of each run (default 10)")
+    parser.add_argument("--batch-size", type=positive_int, default=32, help="mini-batch size (default 32)")
+    parser.add_argument("--lr", type=float, default=0.002,
+                        help="Adam's initial learning rate, cosine-decayed to 1%% of it (default 0.002)")
+    parser.add_argument("--out", default="neogluon-demo", help="directory for the exported model and the plot "
+                        "(default ./neogluon-demo)")
+    parser.add_argument("--ctx", choices=("cpu", "gpu"), default="cpu", help="device to train on (default cpu)")
+    parser.add_argument("--limit", type=positive_int, default=None,
+                        help="train on the first N training images only (a quick smoke run)")
+    parser.add_argument("--seed", type=int, default=42, help="random seed (default 42)")
+
+
+def positive_int(text):
+    """argparse type: an integer >= 1."""
+    value = int(text)
+    if value <= 0:
+        raise ValueError(text)
+    return value
+
+
+positive_int.__name__ = "positive integer"
+
+
+def run(args):
+    import neogluon as mx
+    from .progress import progress
+    ctx = _context(mx, args.ctx)
+    x_train, y_train, x_test, y_test = load_digits_28()
+    if args.limit:
+        x_train, y_train = x_train[:args.limit], y_train[:args.limit]
+    os.makedirs(args.out, exist_ok=True)
+    print("neogluon %s demo: the hybridization tutorial's LeNet on scikit-learn's digits "
+          "(%d training / %d test images, 28x28), %s" % (mx.__version__, len(x_train), len(x_test), ctx))
+
+    data = _DigitsData(mx, ctx, x_train, y_train, x_test, y_test, args.batch_size)
+    nets = _twin_nets(mx, ctx, data.x_test[:2], args.seed)
+    nets["hybridized"].hybridize()
+    runs = [_Run(mx, mode, net, data, args) for mode, net in nets.items()]
+    for epoch in range(args.epochs):  # interleaved, so that both runs see the same machine load
+        for r in runs:
+            r.epoch(epoch, progress)
+    histories = {r.mode: r.history for r in runs}
+
+    imp, hyb = histories["imperative"], histories["hybridized"]
+    speedup = imp["step_time"] / hyb["step_time"]
+    print("test accuracy: imperative %.1f%%, hybridized %.1f%%%s"
+          % (100 * imp["test_acc"][-1], 100 * hyb["test_acc"][-1],
+             "" if hyb["test_acc"][-1] >= ACCURACY_TARGET else "  (below %d%%: train longer with --epochs)"
+             % (100 * ACCURACY_TARGET)))
+    print("speed-up of the hybridized run: %.2fx (training steps %.2fs imperative, %.2fs hybridized)"
+          % (speedup, imp["step_time"], hyb["step_time"]))
+    single = _time_single_image(nets, data.x_test[:1])
+    print("speed-up of hybridized inference on one image at a time: %.2fx (%.2f ms imperative, %.2f ms hybridized)"
+          % (single["imperative"] / single["hybridized"], 1e3 * single["imperative"], 1e3 * single["hybridized"]))
+
+    agree = _export_and_reimport(mx, nets["hybridized"], data, args.out, ctx)
+    png = _plot(histories, speedup, os.path.join(args.out, "lenet-curves.png"))
+    print("wrote %s" % png)
+    return 0 if agree else 1
+
+
+def _context(mx, name):
+    if name == "gpu":
+        if mx.num_gpus() == 0:
+            raise CLIError("--ctx gpu: no GPU is visible to torch on this machine; use --ctx cpu")
+        return mx.gpu(0)
+    return mx.cpu()
+
+
+class _DigitsData:
+    """The split as NDArrays on ``ctx``, and a DataLoader over the training part."""
+
+    def __init__(self, mx, ctx, x_train, y_train, x_test, y_test, batch_size):
+        dataset = mx.gluon.data.ArrayDataset(x_train, y_train)
+        self.loader = mx.gluon.data.DataLoader(dataset, batch_size=batch_size, shuffle=True)
+        self.x_test = mx.nd.array(x_test, ctx=ctx)
+        self.y_test = mx.nd.array(y_test, ctx=ctx)
+        self.ctx = ctx
+
+
+def _twin_nets(mx, ctx, sample, seed):
+    """Two LeNets with identical initial weights, for the imperative and hybridized runs."""
+    mx.random.seed(seed)
+    nets = {"imperative": build_lenet(mx), "hybridized": build_lenet(mx)}
+    for net in nets.values():
+        net.initialize(mx.init.Xavier(), ctx=ctx)
+        net(sample)  # resolve the deferred shapes
+    src = list(nets["imperative"].collect_params().values())
+    for dst, p in zip(nets["hybridized"].collect_params().values(), src):
+        dst.set_data(p.data())
+    return nets
+
+
+class _Run:
+    """One of the two training runs: a net, its Trainer, and what each epoch measured."""
+
+    def __init__(self, mx, mode, net, data, args):
+        self.mx, self.mode, self.net, self.data, self.args = mx, mode, net, data, args
+        schedule = mx.lr_scheduler.CosineScheduler(max_update=args.epochs * len(data.loader), base_lr=args.lr,
+                                                   final_lr=args.lr * 0.01)
+        self.trainer = mx.gluon.Trainer(net.collect_params(), "adam",
+                                        {"learning_rate": args.lr, "lr_scheduler": schedule})
+        self.loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+        self.history = {"loss": [], "train_acc": [], "test_acc": [], "epoch_time": [], "step_time": 0.0}
+        self.steps = 0
+
+    def step(self, x, y):
+        """One training step; its time counts except for the first (deferred init, tracing)."""
+        mx = self.mx
+        start = time.perf_counter()
+        with mx.autograd.record():
+            out = self.net(x)
+            loss = self.loss_fn(out, y)
+        loss.backward()
+        self.trainer.step(x.shape[0])
+        batch_loss = loss.sum().asscalar()
+        if self.steps:
+            self.history["step_time"] += time.perf_counter() - start
+        self.steps += 1
+        return out, batch_loss
+
+    def epoch(self, epoch, progress):
+        """Train one epoch (batch order fixed by the seed and epoch), then evaluate."""
+        mx, data, args, history = self.mx, self.data, self.args, self.history
+        np.random.seed(args.seed + epoch)  # the DataLoader's shuffling: same order in both runs
+        metric, total_loss, count = mx.metric.Accuracy(), 0.0, 0
+        start = time.perf_counter()
+        bar = progress(data.loader, desc="%-10s epoch %d/%d" % (self.mode, epoch + 1, args.epochs), unit="batch")
+        for x, y in bar:
+            x, y = x.as_in_context(data.ctx), y.as_in_context(data.ctx)
+            out, batch_loss = self.step(x, y)
+            metric.update([y], [out])
+            total_loss += batch_loss
+            count += x.shape[0]
+            bar.set_postfix(loss="%.3f" % (total_loss / count))
+        history["epoch_time"].append(time.perf_counter() - start)
+        history["loss"].append(total_loss / count)
+        history["train_acc"].append(metric.get()[1])
+        history["test_acc"].append(_accuracy(mx, self.net, data))
+        bar.write("%-10s epoch %d/%d: loss %.4f, train accuracy %.3f, test accuracy %.3f (%.2fs)"
+                  % (self.mode, epoch + 1, args.epochs, history["loss"][-1], history["train_acc"][-1],
+                     history["test_acc"][-1], history["epoch_time"][-1]))
+
+
+def _time_single_image(nets, x, calls=100, rounds=3):
+    """Best-of-rounds seconds per prediction of one image, for each net (rounds interleaved)."""
+    best = {mode: float("inf") for mode in nets}
+    for _ in range(rounds):
+        for mode, net in nets.items():
+            start = time.perf_counter()
+            for _ in range(calls):
+                net(x).wait_to_read()
+            best[mode] = min(best[mode], (time.perf_counter() - start) / calls)
+    return best
+
+
+def _accuracy(mx, net, data):
+    metric = mx.metric.Accuracy()
+    metric.update([data.y_test], [net(data.x_test)])
+    return metric.get()[1]
+
+
+def _export_and_reimport(mx, net, data, out_dir, ctx):
+    """Export the hybridized net, load it back with SymbolBlock.imports, compare outputs."""
+    prefix = os.path.join(out_dir, "lenet")
+    net.export(prefix)
+    print("exported %s-symbol.json and %s-0000.params" % (prefix, prefix))
+    imported = mx.gluon.SymbolBlock.imports(prefix + "-symbol.json", ["data"], prefix + "-0000.params", ctx=ctx)
+    expected, got = net(data.x_test).asnumpy(), imported(data.x_test).asnumpy()
+    diff = float(np.max(np.abs(expected - got)))
+    agree = bool(np.allclose(expected, got, rtol=1e-5, atol=1e-5))
+    print("SymbolBlock.imports: the re-imported model's outputs %s (max abs difference %.1e)"
+          % ("agree" if agree else "DO NOT AGREE", diff))
+    return agree
+
+
+def _plot(histories, speedup, path):
+    """Loss, test accuracy and epoch time of both runs, side by side, into ``path``."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax_loss, ax_acc, ax_time) = plt.subplots(1, 3, figsize=(13, 4))
+    styles = {"imperative": dict(color="tab:blue", marker="o"),
+              "hybridized": dict(color="tab:orange", marker="x", linestyle="--")}
+    for mode, hist in histories.items():
+        epochs = np.arange(1, len(hist["loss"]) + 1)
+        ax_loss.plot(epochs, hist["loss"], label=mode, **styles[mode])
+        ax_acc.plot(epochs, 100 * np.array(hist["test_acc"]), label=mode + " (test)", **styles[mode])
+        ax_acc.plot(epochs, 100 * np.array(hist["train_acc"]), alpha=0.4, color=styles[mode]["color"],
+                    label=mode + " (train)")
+        ax_time.plot(epochs, hist["epoch_time"], label=mode, **styles[mode])
+    ax_loss.set(title="training loss", xlabel="epoch", ylabel="softmax cross-entropy")
+    ax_acc.set(title="accuracy", xlabel="epoch", ylabel="%")
+    ax_acc.axhline(100 * ACCURACY_TARGET, color="grey", linewidth=0.8, linestyle=":",
+                   label="%d%% target" % (100 * ACCURACY_TARGET))
+    ax_time.set(title="time per epoch (training speed-up %.2fx)" % speedup, xlabel="epoch", ylabel="seconds")
+    ax_time.set_ylim(bottom=0)
+    for ax in (ax_loss, ax_acc, ax_time):
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("neogluon: the hybridization tutorial's LeNet on scikit-learn digits")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
