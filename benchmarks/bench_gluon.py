@@ -1,11 +1,13 @@
 """Gluon end to end: the tutorial's LeNet and a 3-layer MLP, imperative vs hybridized vs raw torch.
 
-    OMP_NUM_THREADS=1 python3 benchmarks/bench_gluon.py [--mxnet /tmp/mxref/bin/python] [--quick]
+    OMP_NUM_THREADS=1 python3 benchmarks/bench_gluon.py [--mxnet /tmp/mxref/bin/python] [--quick] [--clock cpu]
 
 For each network and batch size it times inference (predict mode) and one training step
-(forward under ``autograd.record()``, a sum-of-squares loss, backward, an SGD update of
-every parameter) for the block run imperatively, the block hybridized, and the same
-network written in raw torch (eager), in interleaved rounds (best of N). The targets of
+(forward under ``autograd.record()``, a sum-of-squares loss, backward and
+``gluon.Trainer('sgd', {'learning_rate': 0.01}).step(1)``) for the block run
+imperatively, the block hybridized, and the same network written in raw torch (eager:
+``zero_grad``, forward, loss, backward, ``torch.optim.SGD(lr=0.01).step()``, the same
+update), in interleaved rounds (best of N). The targets of
 issue 4: hybridized faster than imperative at every batch size, and within 1.2x of raw
 torch. ``--mxnet PYTHON`` also runs the Gluon cases under real MXNet 1.9.1 in that
 interpreter (a side venv) and adds its columns.
@@ -62,7 +64,9 @@ def gluon_cases(mx, name, batch, hybrid):
     if hybrid:
         net.hybridize()
         net(x)
-    params = list(net.collect_params().values())
+    params = net.collect_params()
+    trainer = mx.gluon.Trainer(params, "sgd", {"learning_rate": LR})
+    last = list(params.values())[-1]
 
     def infer():
         net(x).wait_to_read()
@@ -71,10 +75,8 @@ def gluon_cases(mx, name, batch, hybrid):
         with mx.autograd.record():
             loss = (net(x) ** 2).sum()
         loss.backward()
-        for p in params:
-            w = p.data()
-            mx.nd.sgd_update(w, p.grad(), lr=LR, out=w)
-        params[-1].data().wait_to_read()
+        trainer.step(1)
+        last.data().wait_to_read()
     return infer, train
 
 
@@ -119,14 +121,17 @@ def torch_cases(name, batch):
     return infer, train
 
 
+CLOCK = time.perf_counter
+
+
 def best(fn, rounds, number):
     fn()
     times = []
     for _ in range(rounds):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         for _ in range(number):
             fn()
-        times.append((time.perf_counter() - t0) / number)
+        times.append((CLOCK() - t0) / number)
     return min(times)
 
 
@@ -134,10 +139,10 @@ def run(lib, quick):
     """{(net, batch, step): {column: seconds}} for one library ('neogluon', 'mxnet')."""
     mx = importlib.import_module(lib)
     results = {}
-    rounds = 3 if quick else 7
+    rounds = 5 if quick else 20  # many short rounds: the best one is the least disturbed
     for name, batches in BATCHES.items():
         for batch in batches:
-            number = max(2, (40 if quick else 200) // batch)
+            number = max(2, (10 if quick else 20) // batch)
             imp = gluon_cases(mx, name, batch, False)
             hyb = gluon_cases(mx, name, batch, True)
             cols = {"imperative": imp, "hybridized": hyb}
@@ -158,14 +163,19 @@ def main():
     parser.add_argument("--mxnet", help="a Python interpreter with MXNet 1.9.1, to add its columns")
     parser.add_argument("--lib", default="neogluon", help=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="fewer rounds")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="time with the wall clock, or with the process's CPU time (steadier on a shared "
+                             "machine; the same with OMP_NUM_THREADS=1)")
     args = parser.parse_args()
+    global CLOCK  # pylint: disable=global-statement
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     if args.lib != "neogluon":
         print(json.dumps(run(args.lib, args.quick)))
         return
     results = run("neogluon", args.quick)
     ref = {}
     if args.mxnet:
-        cmd = [args.mxnet, __file__, "--lib", "mxnet"] + (["--quick"] if args.quick else [])
+        cmd = [args.mxnet, __file__, "--lib", "mxnet", "--clock", args.clock] + (["--quick"] if args.quick else [])
         ref = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout.strip().splitlines()[-1])
     head = "%-20s %12s %12s %12s %9s %9s" % ("case", "imperative", "hybridized", "torch", "hyb/imp", "hyb/torch")
     if ref:

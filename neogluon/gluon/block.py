@@ -624,11 +624,14 @@ class HybridBlock(Block):
             if self._static_flags():
                 warnings.warn("register_op_hook is experimental when static_alloc=True / static_shape=True "
                               " and may not work correctly")
-        args, fmt = _flatten(args, "input")
-        if fmt != self._in_format:
-            self._check_format(fmt)
-        out = op([a for a in args if a is not None])
-        return _regroup(out, self._out_format)
+        if len(args) == 1 and type(args[0]) is NDArray and self._in_format == [0]:  # noqa: E721
+            out = op(list(args))  # one array, as cached: nothing to flatten
+        else:
+            args, fmt = _flatten(args, "input")
+            if fmt != self._in_format:
+                self._check_format(fmt)
+            out = op([a for a in args if a is not None])
+        return out[0] if self._out_format == 0 else _regroup(out, self._out_format)
 
     def _static_flags(self):
         flags = dict(self._flags)

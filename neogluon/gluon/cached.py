@@ -18,6 +18,7 @@ computing, so ``nd.relu(self.dense0(x))`` becomes the same graph that
 ``_flatten``/``_regroup`` are MXNet's nested-argument helpers.
 """
 import contextlib
+import operator
 import warnings
 
 import torch
@@ -133,6 +134,8 @@ class CachedOp:
             else:
                 self.perm.append(k_param)
                 k_param += 1
+        # the usual order (data first, then parameters) needs no permutation
+        self.in_order = self.perm == list(range(len(self.perm)))
         self._arrays = {}
         self.callback = None
         self.monitor_all = False
@@ -142,7 +145,7 @@ class CachedOp:
         cached = self._arrays.get(device)
         if cached is not None:
             owners, arrays = cached
-            if all(p._data is o for p, o in zip(self.params, owners)):
+            if all(map(operator.is_, map(_DATA, self.params), owners)):
                 return arrays
         ctx = _context_of(device)
         arrays = [p.data(ctx) for p in self.params]
@@ -152,9 +155,10 @@ class CachedOp:
     def __call__(self, args):
         """Run on a list of NDArrays (the non-None data arguments); a list of NDArrays."""
         arrays = self.param_arrays(args[0]._t.device)
-        src = [a._t for a in args]
-        src.extend([a._t for a in arrays])
-        tensors = [src[k] for k in self.perm]
+        tensors = [a._t for a in args]
+        tensors.extend([a._t for a in arrays])
+        if not self.in_order:
+            tensors = [tensors[k] for k in self.perm]
         is_train = _STATE.training
         if self.callback is not None:
             outs = self._monitored(tensors, is_train)
@@ -185,6 +189,9 @@ class CachedOp:
                     values[(id(node), i)] = r
                     self.callback(node.output_name(i), node.op.name, NDArray(r))
         return [values[(id(n), i)] for n, i in self.compiled.symbol._outputs]
+
+
+_DATA = operator.attrgetter("_data")
 
 
 def _context_of(device):

@@ -121,8 +121,8 @@ class Trainer:
         self._optimizer.rescale_grad = self._scale / batch_size
         self._update(ignore_stale_grad)
 
-    def _check_fresh(self, param):
-        for data in param.list_data():
+    def _check_fresh(self, param, arrays):
+        for data in arrays:
             if not data._fresh_grad:  # pylint: disable=protected-access
                 raise UserWarning(
                     "Gradient of Parameter `%s` on context %s has not been updated by backward since last `step`. "
@@ -131,24 +131,33 @@ class Trainer:
                     "ignore_stale_grad=True to suppress this warning and skip updating of Parameters with stale "
                     "gradient" % (param.name, str(data.context)))
 
+    def _gather(self, ignore_stale_grad):
+        """``(indices, grads, weights)`` per context of the parameters to update. As in
+        MXNet, each parameter's gradients are checked fresh (or, with ``ignore_stale_grad``,
+        stale ones skipped) and marked consumed in turn: a stale one raises after the
+        parameters before it were consumed."""
+        updates = [([], [], []) for _ in self._updaters]
+        for i, param in enumerate(self._params):
+            if param._grad_req == 'null':  # pylint: disable=protected-access
+                continue
+            arrays, grads = param.list_data(), param.list_grad()
+            if not ignore_stale_grad:
+                self._check_fresh(param, arrays)
+            for (indices, grad_list, weights), arr, grad in zip(updates, arrays, grads):
+                if arr._fresh_grad or not ignore_stale_grad:  # pylint: disable=protected-access
+                    indices.append(i)
+                    grad_list.append(grad)
+                    weights.append(arr)
+                    arr._fresh_grad = False  # pylint: disable=protected-access
+        return updates
+
     def _update(self, ignore_stale_grad=False):
         loss_scaler = getattr(self, '_amp_loss_scaler', None)
         if loss_scaler is not None and loss_scaler.has_overflow(self._params):
             return  # skip the step on overflow
-        updates = [[] for _ in self._updaters]
-        for i, param in enumerate(self._params):
-            if param.grad_req == 'null':
-                continue
-            if not ignore_stale_grad:
-                self._check_fresh(param)
-            for upd, arr, grad in zip(updates, param.list_data(), param.list_grad()):
-                if not ignore_stale_grad or arr._fresh_grad:  # pylint: disable=protected-access
-                    upd.append((i, grad, arr))
-                    arr._fresh_grad = False  # pylint: disable=protected-access
-        for updater, upd in zip(self._updaters, updates):
-            if upd:
-                indices, grads, weights = zip(*upd)
-                updater(list(indices), list(grads), list(weights))
+        for updater, (indices, grads, weights) in zip(self._updaters, self._gather(ignore_stale_grad)):
+            if indices:
+                updater(indices, grads, weights)
 
     # -- states
     def save_states(self, fname):

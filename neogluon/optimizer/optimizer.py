@@ -24,6 +24,7 @@ import torch
 from .. import ndarray as nd
 from ..ndarray import NDArray
 from ..operator.optimizer_ops import nag_mom_update_inplace
+from . import fused
 
 __all__ = ["Optimizer", "SGD", "NAG", "Signum", "FTML", "LAMB", "DCASGD", "SGLD", "Adam", "AdamW", "AdaGrad",
            "RMSProp", "AdaDelta", "Ftrl", "Adamax", "Nadam", "Test", "ccSGD", "Updater", "create",
@@ -202,6 +203,12 @@ class Optimizer:
     def update(self, index, weight, grad, state):
         raise TypeError("%s does not define update(index, weight, grad, state)" % type(self).__name__)
 
+    def fused_update(self, indices, weights, grads, states):  # pylint: disable=unused-argument
+        """Update a group of parameters at once when this optimizer has a multi-tensor
+        path that gives the same results as updating them one by one; False (nothing
+        done) otherwise. The Updater tries it first."""
+        return False
+
     def update_multi_precision(self, index, weight, grad, state):
         """Update through the float32 master copy when multi_precision applies."""
         if self.multi_precision and _fp16(weight):
@@ -241,7 +248,10 @@ class _MasterCopyFirst(Optimizer):
 
     def _step_kwargs(self, index):
         self._update_count(index)
-        kwargs = {'rescale_grad': self.rescale_grad, 'lr': self._get_lr(index), 'wd': self._get_wd(index)}
+        return self._op_kwargs(self._get_lr(index), self._get_wd(index))
+
+    def _op_kwargs(self, lr, wd):
+        kwargs = {'rescale_grad': self.rescale_grad, 'lr': lr, 'wd': wd}
         if self.momentum > 0:
             kwargs['momentum'] = self.momentum
         kwargs.update(self._clip_kwargs())
@@ -259,12 +269,15 @@ class _MasterCopyFirst(Optimizer):
         self._update_impl(index, weight, grad, state, multi_precision=self._use_mp(weight, state))
 
     def _each(self, index, weight, grad, state, fn):
-        """Apply ``fn`` to one parameter or to each of an aggregated list."""
+        """Apply ``fn(weight, grad, state, op_kwargs)`` to one parameter or to each of an
+        aggregated list. As MXNet, an aggregated list counts its updates first and then
+        reads its learning rates (the scheduler sees the list's ``num_update``)."""
         if isinstance(index, (list, tuple)):
-            for i, w, g, s in zip(index, weight, grad, state):
-                fn(i, w, g, s)
+            self._update_count(index)
+            for w, g, s, lr, wd in zip(weight, grad, state, self._get_lrs(index), self._get_wds(index)):
+                fn(w, g, s, self._op_kwargs(lr, wd))
         else:
-            fn(index, weight, grad, state)
+            fn(weight, grad, state, self._step_kwargs(index))
 
 
 @register
@@ -279,8 +292,7 @@ class SGD(_MasterCopyFirst):
         self.aggregate_num = int(os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', "4"))
 
     def _update_impl(self, index, weight, grad, state, multi_precision=False):
-        def one(i, w, g, s):
-            kwargs = self._step_kwargs(i)
+        def one(w, g, s, kwargs):
             if not multi_precision:
                 if s is not None:
                     nd.sgd_mom_update(w, g, s, out=w, lazy_update=self.lazy_update, **kwargs)
@@ -291,6 +303,27 @@ class SGD(_MasterCopyFirst):
             else:
                 nd.mp_sgd_update(w, g, s[1], out=w, **kwargs)
         self._each(index, weight, grad, state, one)
+
+    def fused_update(self, indices, weights, grads, states):
+        """All the (non multi-precision) updates of a group in one multi-tensor SGD step,
+        with the counts and learning rates of MXNet's aggregated lists of
+        ``aggregate_num``."""
+        if type(self)._update_impl is not SGD._update_impl or self._use_mp(weights, None):
+            return False
+        moms = None if self.momentum == 0.0 else [s._t for s in states]
+        w, g = [x._t for x in weights], [x._t for x in grads]
+        if not fused.groupable(w, g, *(moms,) if moms else ()):
+            return False
+        lrs, wds = [], []
+        size = max(self.aggregate_num, 1)
+        for start in range(0, len(indices), size):
+            chunk = indices[start:start + size]
+            self._update_count(chunk)
+            lrs.extend(map(float, self._get_lrs(chunk)))
+            wds.extend(map(float, self._get_wds(chunk)))
+        clip = self.clip_gradient if self.clip_gradient else -1.0
+        fused.sgd(w, g, moms, lrs, wds, self.momentum if self.momentum > 0 else 0.0, self.rescale_grad, clip)
+        return True
 
 
 @register  # pylint: disable=invalid-name
@@ -494,16 +527,40 @@ class Adam(Optimizer):
     def create_state(self, index, weight):
         return (_zeros_like(weight), _zeros_like(weight))  # mean, variance
 
-    def update(self, index, weight, grad, state):
+    def _count_lr_wd(self, index):
+        """Count the update of ``index``; its bias-corrected learning rate and weight decay."""
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
         t = self._index_update_count[index]
         lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
+        return lr, wd
+
+    def update(self, index, weight, grad, state):
+        lr, wd = self._count_lr_wd(index)
         kwargs = {'beta1': self.beta1, 'beta2': self.beta2, 'epsilon': self.epsilon,
                   'rescale_grad': self.rescale_grad}
         kwargs.update(self._clip_kwargs())
         mean, var = state
         nd.adam_update(weight, grad, mean, var, out=weight, lazy_update=self.lazy_update, lr=lr, wd=wd, **kwargs)
+
+    def fused_update(self, indices, weights, grads, states):
+        """The updates of a group in one multi-tensor ``adam_update`` (not for float16
+        weights under multi_precision, nor for subclasses that change ``update``)."""
+        if type(self).update is not Adam.update or type(self).update_multi_precision is not \
+                Optimizer.update_multi_precision or (self.multi_precision and _fp16(weights[0])):
+            return False
+        w, g = [x._t for x in weights], [x._t for x in grads]
+        means, variances = [s[0]._t for s in states], [s[1]._t for s in states]
+        if not fused.groupable(w, g, means, variances):
+            return False
+        lrs, wds = [], []
+        for index in indices:  # one by one, as the per-parameter path counts them
+            lr, wd = self._count_lr_wd(index)
+            lrs.append(float(lr))
+            wds.append(float(wd))
+        clip = self.clip_gradient if self.clip_gradient else -1.0
+        fused.adam(w, g, means, variances, lrs, wds, self.beta1, self.beta2, self.epsilon, self.rescale_grad, clip)
+        return True
 
 
 @register
@@ -734,7 +791,7 @@ class Updater:
         else:
             indices, grads, weights = list(index), list(grad), list(weight)
         if weights:
-            self.optimizer._set_current_context(weights[0].context.device_id)  # pylint: disable=protected-access
+            self.optimizer._set_current_context(weights[0]._t.device.index or 0)  # pylint: disable=protected-access
         for i, idx in enumerate(indices):
             if isinstance(idx, bytes):
                 indices[i] = idx = idx.decode()
@@ -746,7 +803,8 @@ class Updater:
                 self.states_synced[idx] = True
         if self.aggregate_updates:
             self._update_aggregated(indices, weights, grads)
-        else:
+        elif len(indices) < 2 or not self.optimizer.fused_update(indices, weights, grads,
+                                                                  [self.states[i] for i in indices]):
             for i, w, g in zip(indices, weights, grads):
                 self.optimizer.update_multi_precision(i, w, g, self.states[i])
 
@@ -755,9 +813,12 @@ class Updater:
         ``aggregate_num`` (SGD and LAMB use it)."""
         by_dtype = {}
         for i, w, g in zip(indices, weights, grads):
-            by_dtype.setdefault(w.dtype, []).append((i, w, g))
+            by_dtype.setdefault(w._t.dtype, []).append((i, w, g))
         size = self.optimizer.aggregate_num
         for group in by_dtype.values():
+            idx, ws, gs = (list(x) for x in zip(*group))
+            if len(group) > 1 and self.optimizer.fused_update(idx, ws, gs, [self.states[i] for i in idx]):
+                continue
             for start in range(0, len(group), size):
                 chunk = group[start:start + size]
                 idx, ws, gs = (list(x) for x in zip(*chunk))

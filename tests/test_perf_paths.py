@@ -1,0 +1,234 @@
+"""The fast paths give the same numbers as the slow ones.
+
+The multi-tensor optimizer updates (``neogluon/optimizer/fused.py``, taken when an Updater
+gets several parameters at once, as ``Trainer.step`` calls it) must match, bit for bit,
+the per-parameter update operators that an Updater called one index at a time uses."""
+import numpy as np
+import pytest
+
+import neogluon as mx
+from neogluon.optimizer import fused
+
+SHAPES = [(4, 3), (3,), (2, 2, 2), (5,)]
+
+
+def _arrays(seed, dtype="float32"):
+    rng = np.random.RandomState(seed)
+    return [rng.uniform(-1, 1, size=s).astype(dtype) for s in SHAPES]
+
+
+@pytest.fixture
+def fused_calls(monkeypatch):
+    """Names of the multi-tensor updates run during the test."""
+    calls = []
+    for name in ("sgd", "adam"):
+        def spy(*args, _name=name, _fn=getattr(fused, name)):
+            calls.append(_name)
+            return _fn(*args)
+        monkeypatch.setattr(fused, name, spy)
+    return calls
+
+
+def _trajectory(make_opt, grouped, steps=3, dtype="float32"):
+    """The weights after ``steps`` updates of every parameter, all indices in one Updater
+    call (``grouped``) or one call per index."""
+    opt = make_opt()
+    updater = mx.optimizer.get_updater(opt)
+    weights = [mx.nd.array(w, dtype=dtype) for w in _arrays(0, dtype)]
+    for step in range(steps):
+        grads = [mx.nd.array(g, dtype=dtype) for g in _arrays(step + 1, dtype)]
+        indices = list(range(len(weights)))
+        if grouped:
+            updater(indices, grads, weights)
+        else:
+            for i in indices:
+                updater(i, grads[i], weights[i])
+    return [w.asnumpy() for w in weights], updater
+
+
+SGD_CONFIGS = [
+    dict(learning_rate=0.1),
+    dict(learning_rate=0.1, momentum=0.9),
+    dict(learning_rate=0.05, momentum=0.9, wd=0.01, rescale_grad=0.5),
+    dict(learning_rate=0.05, wd=0.01, clip_gradient=0.3, rescale_grad=2.0),
+    dict(learning_rate=0.05, momentum=0.5, clip_gradient=0.3),
+]
+
+ADAM_CONFIGS = [
+    dict(),
+    dict(learning_rate=0.01, wd=0.01, rescale_grad=0.5),
+    dict(learning_rate=0.01, clip_gradient=0.2, beta1=0.8, beta2=0.99, epsilon=1e-6),
+]
+
+
+def _with_mults(name, kwargs):
+    def make():
+        opt = mx.optimizer.create(name, param_idx2name={0: "a_weight", 1: "a_bias", 2: "b_weight", 3: "b_gamma"},
+                                  **kwargs)
+        opt.set_lr_mult({2: 0.5})
+        opt.set_wd_mult({"a_weight": 2.0})
+        return opt
+    return make
+
+
+@pytest.mark.parametrize("kwargs", SGD_CONFIGS, ids=str)
+def test_fused_sgd_matches_per_parameter_updates(kwargs, fused_calls):
+    make = _with_mults("sgd", kwargs)
+    fast, _ = _trajectory(make, grouped=True)
+    assert fused_calls == ["sgd"] * 3
+    slow, _ = _trajectory(make, grouped=False)
+    assert fused_calls == ["sgd"] * 3  # one index at a time: the per-parameter operators
+    for f, s in zip(fast, slow):
+        np.testing.assert_array_equal(f, s)
+
+
+@pytest.mark.parametrize("kwargs", ADAM_CONFIGS, ids=str)
+def test_fused_adam_matches_per_parameter_updates(kwargs, fused_calls):
+    make = _with_mults("adam", kwargs)
+    fast, fast_upd = _trajectory(make, grouped=True)
+    slow, slow_upd = _trajectory(make, grouped=False)
+    assert fused_calls == ["adam"] * 3
+    for f, s in zip(fast, slow):
+        np.testing.assert_array_equal(f, s)
+    for i in range(len(SHAPES)):
+        for a, b in zip(fast_upd.states[i], slow_upd.states[i]):
+            np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+
+
+def test_fused_sgd_momentum_states_match():
+    make = _with_mults("sgd", dict(learning_rate=0.1, momentum=0.9, wd=0.001))
+    _, fast = _trajectory(make, grouped=True)
+    _, slow = _trajectory(make, grouped=False)
+    for i in range(len(SHAPES)):
+        np.testing.assert_array_equal(fast.states[i].asnumpy(), slow.states[i].asnumpy())
+
+
+def test_fused_sgd_follows_the_scheduler_and_counts():
+    def make():
+        return mx.optimizer.SGD(lr_scheduler=mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=0.1))
+    fast, fast_upd = _trajectory(make, grouped=True, steps=5)
+    slow, slow_upd = _trajectory(make, grouped=False, steps=5)
+    for f, s in zip(fast, slow):
+        np.testing.assert_array_equal(f, s)
+    assert fast_upd.optimizer.num_update == slow_upd.optimizer.num_update == 5
+    assert fast_upd.optimizer._index_update_count == slow_upd.optimizer._index_update_count
+
+
+def test_multi_precision_float16_keeps_the_per_parameter_path(fused_calls):
+    def make():
+        return mx.optimizer.SGD(learning_rate=0.1, momentum=0.9, multi_precision=True)
+    fast, fast_upd = _trajectory(make, grouped=True, dtype="float16")
+    assert not fused_calls
+    slow, _ = _trajectory(make, grouped=False, dtype="float16")
+    for f, s in zip(fast, slow):
+        assert f.dtype == np.float16
+        np.testing.assert_array_equal(f, s)
+    assert fast_upd.states[0][1].dtype == np.float32  # the master copy was used
+
+
+def test_subclass_overriding_the_update_is_not_bypassed():
+    calls = []
+
+    class Halving(mx.optimizer.SGD):
+        def _update_impl(self, index, weight, grad, state, multi_precision=False):
+            calls.append(index)
+            super()._update_impl(index, weight, grad, state, multi_precision)
+
+    _trajectory(lambda: Halving(learning_rate=0.1), grouped=True, steps=1)
+    assert calls, "the subclass's _update_impl was not called"
+
+
+def _net():
+    net = mx.gluon.nn.HybridSequential()
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(8, activation="relu"), mx.gluon.nn.Dense(3))
+    net.initialize(mx.init.Xavier(), force_reinit=True)
+    return net
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+@pytest.mark.parametrize("optimizer,kwargs", [("sgd", {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01}),
+                                              ("adam", {"learning_rate": 0.01})])
+def test_trainer_step_matches_per_parameter_updater(hybridize, optimizer, kwargs, fused_calls):
+    mx.random.seed(3)
+    net = _net()
+    x = mx.nd.random.uniform(shape=(4, 5))
+    net(x)
+    if hybridize:
+        net.hybridize()
+    params = net.collect_params()
+    start = {k: p.data().copy() for k, p in params.items()}
+    trainer = mx.gluon.Trainer(params, optimizer, dict(kwargs))
+    reference = mx.optimizer.get_updater(mx.optimizer.create(optimizer, **kwargs))
+    ref_weights = {k: v.copy() for k, v in start.items()}
+    names = sorted(params.keys())
+    for _ in range(3):
+        for k, p in params.items():  # the reference network starts each step from the same weights
+            ref_weights[k] = p.data().copy()
+        with mx.autograd.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward()
+        grads = {k: p.grad().copy() for k, p in params.items()}
+        trainer.step(4)
+        reference.optimizer.rescale_grad = 1.0 / 4
+        for i, k in enumerate(names):
+            reference(i, grads[k], ref_weights[k])
+            np.testing.assert_array_equal(params[k].data().asnumpy(), ref_weights[k].asnumpy())
+    assert fused_calls == [optimizer] * 3
+
+
+def test_write_gradient_keeps_the_buffer_and_its_views():
+    """A 'write' gradient lands in the same buffer array every time, and a view taken of
+    the buffer sees the next gradient (as MXNet's in-place gradient arrays do)."""
+    x = mx.nd.ones((100, 100))
+    x.attach_grad()
+    grad = x.grad
+    for scale in (2.0, 3.0):
+        with mx.autograd.record():
+            y = (x * scale).sum()
+        y.backward()
+        assert grad is x.grad
+        np.testing.assert_array_equal(grad.asnumpy(), np.full((100, 100), scale, np.float32))
+    view = x.grad[1]
+    with mx.autograd.record():
+        y = (x * 7.0).sum()
+    y.backward()
+    np.testing.assert_array_equal(view.asnumpy(), np.full(100, 7.0, np.float32))
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.full((100, 100), 7.0, np.float32))
+
+
+def test_add_gradient_still_accumulates():
+    x = mx.nd.ones((100, 100))
+    x.attach_grad(grad_req="add")
+    for _ in range(2):
+        with mx.autograd.record():
+            y = (x * 2.0).sum()
+        y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), np.full((100, 100), 4.0, np.float32))
+
+
+@pytest.mark.parametrize("kernel", [(2, 2), (3, 3), (2, 3), (1, 2)])
+def test_tiled_max_pooling_matches_torch_kernel(kernel):
+    """The predict-mode fast path of Pooling (non-overlapping max windows) gives the same
+    values as torch's max_pool2d, NaN and -inf included; in training the gradient goes to
+    each window's first maximum, as MXNet."""
+    import torch
+    rng = np.random.RandomState(0)
+    data = rng.uniform(-1, 1, size=(2, 3, 6, 12)).astype(np.float32)
+    data[0, 0, 0, 0], data[1, 2, 3, 4] = np.nan, -np.inf
+    data[0, 1, :2, :] = 0.5  # ties
+    x = mx.nd.array(data)
+    out = mx.nd.Pooling(x, kernel=kernel, stride=kernel, pool_type="max")
+    expected = torch.nn.functional.max_pool2d(torch.from_numpy(data), kernel, kernel).numpy()
+    np.testing.assert_array_equal(out.asnumpy(), expected)
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.MaxPool2D(pool_size=kernel, strides=kernel))
+    net.hybridize()
+    np.testing.assert_array_equal(net(x).asnumpy(), expected)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    t = torch.from_numpy(data).requires_grad_()
+    torch.nn.functional.max_pool2d(t, kernel, kernel).sum().backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), t.grad.numpy())
