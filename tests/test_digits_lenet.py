@@ -1,5 +1,6 @@
 """The hybridization tutorial's LeNet, trained with gluon.Trainer on scikit-learn's digits,
 reaches at least 95% test accuracy, imperatively and hybridized (issue 4's acceptance run)."""
+import numpy as np
 import pytest
 
 import neogluon as mx
@@ -26,6 +27,7 @@ def accuracy(net, x, y):
 def test_lenet_reaches_95_percent_on_digits(digits, hybridize):
     x_train, y_train, x_test, y_test = digits
     mx.random.seed(0)
+    np.random.seed(0)  # DataLoader's shuffling uses numpy's generator, as in MXNet
     net = build_lenet(mx)
     net.initialize(mx.init.Xavier())
     if hybridize:
@@ -33,10 +35,12 @@ def test_lenet_reaches_95_percent_on_digits(digits, hybridize):
     trainer = gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.002})
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     loader = gluon.data.DataLoader(gluon.data.ArrayDataset(x_train, y_train), batch_size=32, shuffle=True)
-    for _ in range(4):
+    for _ in range(6):
         for x, y in loader:
             with autograd.record():
                 loss = loss_fn(net(x), y)
             loss.backward()
             trainer.step(x.shape[0])
-    assert accuracy(net, x_test, y_test) >= 0.95
+    acc = accuracy(net, x_test, y_test)
+    print("test accuracy %.4f" % acc)
+    assert acc >= 0.95
