@@ -14,6 +14,7 @@ from .. import operator as _operator  # noqa: F401  (registers the operators)
 from ..base import MXNetError, numeric_types, torch_dtype
 from ..context import as_context, current_context
 from .ndarray import NDArray, invoke, apply_op, wrap_outputs
+from . import ndarray as _ndarray_module
 from . import register as _register
 
 
@@ -33,6 +34,7 @@ from . import random  # noqa: E402  (needs invoke)
 _generated = _register.populate(globals(), {"contrib": contrib, "linalg": linalg, "image": image,
                                              "sparse": sparse, "random": random}, invoke)
 op.__dict__.update(_generated)
+_ndarray_module.GENERATED.update(_generated)
 _internal.__dict__.update(_generated)
 
 

@@ -10,12 +10,12 @@ import torch
 
 from .. import autograd
 from ..base import integer_types, numeric_types
+from .ndarray import NDArray  # indexing is imported by ndarray.py once NDArray exists
 
 _STATE = autograd.STATE
 
 
 def _index_tensor(idx, device):
-    from .ndarray import NDArray
     if isinstance(idx, NDArray):
         t = idx._t
     elif isinstance(idx, np.ndarray):
@@ -101,7 +101,6 @@ def _flipped(t, pre, flips):
 
 
 def getitem(x, key):
-    from .ndarray import NDArray
     t = x._t
     if not _STATE.recording and t.requires_grad:
         t = t.detach()
@@ -118,7 +117,6 @@ def getitem(x, key):
 
 
 def setitem(x, key, value):
-    from .ndarray import NDArray
     t = x._t
     pre, flips, k = _convert_key(key, tuple(t.shape), t.device)
     if isinstance(value, NDArray):

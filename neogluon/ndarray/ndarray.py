@@ -221,8 +221,7 @@ class NDArray:
         return _getitem(self, key)
 
     def __setitem__(self, key, value):
-        from .indexing import setitem
-        setitem(self, key, value)
+        _setitem(self, key, value)
 
     # ------------------------------------------------------------------ arithmetic
     def _binary(self, other, op_nd, op_scalar, reflected=False):
@@ -351,7 +350,7 @@ class NDArray:
             shape = kwargs.pop("shape", None)
             if shape is None:
                 raise TypeError("reshape: the shape must be provided")
-        return invoke("Reshape", (self,), dict(kwargs, shape=tuple(shape)))
+        return GENERATED["Reshape"](self, shape=tuple(shape), **kwargs)
 
     def broadcast_to(self, shape):
         return invoke("broadcast_to", (self,), {"shape": tuple(shape)})
@@ -422,6 +421,9 @@ def _tensors(op, attrs, inputs):
 
 
 _REGISTRY = registry._REGISTRY
+# the generated mx.nd functions by operator name (filled by neogluon.ndarray), for methods
+# that call an operator with a fixed name on their fast path
+GENERATED = {}
 
 
 class _Tracing(threading.local):
@@ -477,7 +479,7 @@ def invoke(op, inputs, kwargs, out=None):
     return wrap_outputs(res, out)
 
 
-from .indexing import getitem as _getitem  # noqa: E402  (indexing needs NDArray defined)
+from .indexing import getitem as _getitem, setitem as _setitem  # noqa: E402  (needs NDArray defined)
 
 
 class _OpTable(dict):

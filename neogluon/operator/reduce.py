@@ -19,7 +19,7 @@ import torch
 
 from ..base import MXNetError
 from .elemwise import zero_grad_output
-from .registry import Bool, Dtype, Int, Shape, Str, register
+from .registry import Bool, Dtype, Int, Shape, Str, lowering, register
 
 _INDEX_DTYPES = ("float16", "float32", "float64", "int32", "int64", "uint8")
 _NORM_DTYPES = ("float16", "float32", "float64", "int32", "int64", "int8")
@@ -192,6 +192,24 @@ def _register_reduction(name, kernel, doc, aliases=()):
         return out if out_shape is None or out.shape == out_shape else out.reshape(out_shape)
     impl.__doc__ = doc
     register(name, params=_reduce_params(), aliases=list(aliases))(impl)
+
+    @lowering(name)
+    def _lower(*, axis, keepdims, exclude):
+        """The reduction with its axis plan looked up once per input shape."""
+        plans = {}
+
+        def run(data):
+            plan = plans.get(data.shape)
+            if plan is None:
+                plan = _reduction_plan(name, data.shape, axis, exclude, keepdims)
+                if len(plans) < 64:
+                    plans[data.shape] = plan
+            axes, out_shape = plan
+            if not axes:
+                return data.clone()
+            out = kernel(data, axes, out_shape is None)
+            return out if out_shape is None or out.shape == out_shape else out.reshape(out_shape)
+        return run
 
 
 _register_reduction("sum", _sum, "Sum over ``axis`` (MXNet's ``sum``; integer sums wrap in the input dtype).",

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import REQUIRED, Bool, Float, Int, Shape, Str, register
+from .registry import REQUIRED, Bool, Float, Int, Shape, Str, lowering, register
 
 __all__ = ["IntOrNone", "norm_axis", "op_error", "infer_reshape"]
 
@@ -159,6 +159,21 @@ def reshape(data, *, shape, reverse, target_shape, keep_highest):
         raise op_error("Reshape", "cannot reshape with shape=%s reverse=%s: %s" % (shape, reverse, e),
                        data.shape) from None
     return data.reshape(out)
+
+
+@lowering("Reshape")
+def _lower_reshape(*, shape, reverse, target_shape, keep_highest):
+    """Reshape with its target derived once per input shape (errors: the checked path)."""
+    plans = {}
+
+    def run(data):
+        out = plans.get(data.shape)
+        if out is None:
+            out = infer_reshape(data.shape, shape, reverse, target_shape, keep_highest)
+            if len(plans) < 64:
+                plans[data.shape] = out
+        return data.reshape(out)
+    return run
 
 
 @register("Flatten", aliases=["flatten"])
