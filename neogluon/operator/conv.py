@@ -409,6 +409,9 @@ def _lower_pooling(*, kernel, pool_type, global_pool, pooling_convention, stride
     return run
 
 
+_TILED_MIN_NUMEL = 8192  # below this, torch's kernel wins over kh*kw elementwise maxima
+
+
 def _tiled_max_pool(kernel):
     """2-d max pooling over non-overlapping windows (stride = kernel, no pad). Where no
     gradient is needed and the windows tile the input, it is the elementwise maximum of
@@ -421,8 +424,8 @@ def _tiled_max_pool(kernel):
     def pool(data):
         if data.dim() != 4:  # torch would take 3-d data as unbatched
             raise MXNetError("Pooling: data %s does not fit kernel=%s" % (_shape(data), kernel))
-        if (not data.is_floating_point() or data.shape[2] % kh or data.shape[3] % kw
-                or data.requires_grad and torch.is_grad_enabled()):
+        if (data.numel() < _TILED_MIN_NUMEL or not data.is_floating_point() or data.shape[2] % kh
+                or data.shape[3] % kw or data.requires_grad and torch.is_grad_enabled()):
             return F.max_pool2d(data, kernel, kernel)
         n, c, h, w = data.shape
         tiles = data.reshape(n, c, h // kh, kh, w // kw, kw)
