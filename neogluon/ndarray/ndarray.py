@@ -350,7 +350,21 @@ class NDArray:
             shape = kwargs.pop("shape", None)
             if shape is None:
                 raise TypeError("reshape: the shape must be provided")
-        return GENERATED["Reshape"](self, shape=tuple(shape), **kwargs)
+        shape = tuple(shape)
+        if not kwargs:  # the common x.reshape((0, -1)): the lowered Reshape, cached per shape code
+            low = _RESHAPES.get(shape)
+            if low is None:
+                low = registry.get("Reshape").lowered({"shape": shape})[1]
+                if len(_RESHAPES) < 1024:
+                    _RESHAPES[shape] = low
+            try:
+                t = self._t
+                if t.requires_grad and not _STATE.recording:
+                    t = t.detach()
+                return NDArray(low(t))
+            except Exception:  # pylint: disable=broad-except
+                pass  # a traced array or an error: the generated function explains it
+        return GENERATED["Reshape"](self, shape=shape, **kwargs)
 
     def broadcast_to(self, shape):
         return invoke("broadcast_to", (self,), {"shape": tuple(shape)})
@@ -424,6 +438,7 @@ _REGISTRY = registry._REGISTRY
 # the generated mx.nd functions by operator name (filled by neogluon.ndarray), for methods
 # that call an operator with a fixed name on their fast path
 GENERATED = {}
+_RESHAPES = {}  # NDArray.reshape's lowered Reshape per shape code
 
 
 class _Tracing(threading.local):

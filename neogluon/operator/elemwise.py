@@ -50,10 +50,14 @@ def _keep_dtype(fn):
     return run
 
 
+# torch computes these on integer tensors in the input dtype, exactly as MXNet: no wrapper
+_INTEGER_NATIVE = {"relu", "abs", "negative", "sign", "square"}
+
+
 def _unary(name, fn, aliases=(), doc="", differentiable=True):
-    impl = _keep_dtype(fn)
-    impl.__doc__ = doc or "Element-wise %s, as MXNet's ``%s``." % (name, name)
-    register(name, aliases=aliases, differentiable=differentiable)(impl)
+    impl = fn if name in _INTEGER_NATIVE else _keep_dtype(fn)
+    doc = doc or "Element-wise %s, as MXNet's ``%s``." % (name, name)
+    register(name, aliases=aliases, differentiable=differentiable, doc=doc)(impl)
 
 
 def _softsign(x):
