@@ -6,10 +6,10 @@
 ``import PIL``. Nothing named ``mxnet`` is installed or written anywhere: the hook only
 lives in the current interpreter, and ``unalias_mxnet()`` takes it out again.
 
-    from neogluon.compat import alias_mxnet
-    alias_mxnet()
-    import mxnet as mx              # neogluon
-    from mxnet.gluon import nn      # neogluon.gluon.nn
+    >>> from neogluon.compat import alias_mxnet
+    >>> alias_mxnet()
+    >>> import mxnet as mx              # neogluon
+    >>> from mxnet.gluon import nn      # neogluon.gluon.nn
 
 A name MXNet has but neogluon does not (``mxnet.module``, say) raises the usual
 ``ModuleNotFoundError`` naming ``mxnet.<that name>``.
