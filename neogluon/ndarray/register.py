@@ -64,7 +64,7 @@ def _dynamic_fast_path(names, inputs):
     """Like _fast_path, for operators whose input list depends on the attributes: one
     branch per possible input count, each taking the first inputs (the rest must be None)."""
     lines = ["    if out is None:",
-             "        attrs, low, n = _op.lowered(kwargs)",
+             "        attrs, low, n = (not kwargs and _op.lowered_noargs) or _op.lowered(kwargs)",
              "        try:"]
     for n in range(len(names), 0, -1):
         ts = ["t%d" % i for i in range(n)]
@@ -97,7 +97,7 @@ def _fast_path(names, inputs):
         "            return _invoke(_op, %s, kwargs, out)" % inputs,
         "        if not _STATE.recording and (%s):" % grads,
         "            %s, = %s," % (", ".join(ts), ", ".join("%s.detach()" % t for t in ts)),
-        "        attrs, low, _ = _op.lowered(kwargs)",
+        "        attrs, low, _ = (not kwargs and _op.lowered_noargs) or _op.lowered(kwargs)",
         "        try:",
         "            r = low(%s) if low is not None else _op.fn(%s, **attrs)" % (", ".join(ts), ", ".join(ts)),
         "        except Exception:  # pylint: disable=broad-except",

@@ -234,6 +234,7 @@ class Operator:
         self.lowering = None              # attrs -> function of tensors, see lower()
         self._cache = {}
         self._lowered_cache = {}
+        self.lowered_noargs = None        # lowered({}), once computed: a call without keywords
         self._defaults = {k: p.default for k, p in self.params.items() if not p.required}
         # fast paths for imperative calls: the attributes of a call with no keywords (None
         # when some attribute is required) and the input count when it never varies
@@ -337,6 +338,8 @@ class Operator:
         hit = (attrs, self.lower(attrs), len(self.input_names(attrs)))
         if key is not None and len(self._lowered_cache) < 4096:
             self._lowered_cache[key] = hit
+        if key == ():
+            self.lowered_noargs = hit
         return hit
 
     def format_attrs(self, attrs):
@@ -395,7 +398,10 @@ def lowering(name):
     The decorated factory takes the parsed attributes as keywords and returns a function
     of the input tensors, or None to keep the generic implementation for those attributes."""
     def deco(factory):
-        get(name).lowering = factory
+        op = get(name)
+        op.lowering = factory
+        op._lowered_cache.clear()
+        op.lowered_noargs = None
         return factory
     return deco
 
