@@ -12,6 +12,7 @@ import pytest
 
 import neogluon as mx
 from neogluon.base import MXNetError
+from neogluon.cli.demo import build_lenet  # the hybridization tutorial's network
 
 try:
     import graphviz
@@ -81,33 +82,9 @@ def test_plot_network_matches_mxnet(name):
     assert bool(repeated) == case["warned"]
 
 
-class TutorialLeNet(mx.gluon.HybridBlock):
-    """The fixture model ``lenet``: the hybridization tutorial's network."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        nn = mx.gluon.nn
-        with self.name_scope():
-            self.conv1 = nn.Conv2D(6, kernel_size=5)
-            self.pool1 = nn.MaxPool2D(pool_size=2)
-            self.conv2 = nn.Conv2D(16, kernel_size=5)
-            self.pool2 = nn.MaxPool2D(pool_size=2)
-            self.fc1 = nn.Dense(120)
-            self.fc2 = nn.Dense(84)
-            self.fc3_weight = self.params.get("fc3_weight", shape=(10, 84))
-
-    def hybrid_forward(self, F, x, fc3_weight):
-        x = self.pool1(F.relu(self.conv1(x)))
-        x = self.pool2(F.relu(self.conv2(x)))
-        x = x.reshape((0, -1))
-        x = F.relu(self.fc1(x))
-        x = F.relu(self.fc2(x))
-        return F.dot(x, fc3_weight, transpose_b=True)
-
-
 def test_summary_of_hybridized_gluon_lenet():
     """The tutorial's LeNet, traced by hybridize here, gets the table MXNet printed for it."""
-    net = TutorialLeNet(prefix="lenet0_")
+    net = build_lenet(mx, prefix="lenet0_")
     net.initialize()
     net.hybridize()
     net(mx.nd.zeros((4, 1, 28, 28)))

@@ -19,8 +19,9 @@ from .errors import CLIError
 ACCURACY_TARGET = 0.95
 
 
-def build_lenet(mx):
-    """The hybridization tutorial's ``Net``, as written on the tutorial page."""
+def build_lenet(mx, **kwargs):
+    """The hybridization tutorial's ``Net``, as written on the tutorial page (``kwargs``
+    go to the block, e.g. ``prefix``)."""
     gluon, nn = mx.gluon, mx.gluon.nn
 
     class LeNet(gluon.HybridBlock):
@@ -43,7 +44,7 @@ def build_lenet(mx):
             x = F.relu(self.fc2(x))
             return F.dot(x, fc3_weight, transpose_b=True)
 
-    return LeNet()
+    return LeNet(**kwargs)
 
 
 def add_arguments(parser):
