@@ -5,7 +5,9 @@ arrays with gradients attached. A variable (``attach_grad`` / ``mark_variables``
 torch leaf tensor with a post-accumulate hook: each ``backward`` hands the leaf's
 gradient to the variable's ``.grad`` buffer according to its ``grad_req`` ('write'
 overwrites, 'add' accumulates, 'null' records nothing), and only variables the graph
-reaches are touched, as in MXNet. ``backward`` without ``retain_graph`` frees the
+reaches are touched, as in MXNet. A buffer neogluon made itself (``attach_grad``,
+Gluon's Parameters: see ``attach_grads``) takes over the gradient torch computed instead
+of copying it, as torch's own ``.grad`` does. ``backward`` without ``retain_graph`` frees the
 graph: backward through the same heads again raises MXNetError. The training flag
 (``is_training``) is separate from recording and selects the behaviour of Dropout and
 BatchNorm.
@@ -18,7 +20,7 @@ import torch
 from .base import MXNetError
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
-           "set_recording", "set_training", "mark_variables", "backward", "grad", "Function",
+           "set_recording", "set_training", "mark_variables", "attach_grads", "backward", "grad", "Function",
            "get_symbol"]
 
 GRAD_REQS = ("write", "add", "null")
@@ -118,36 +120,81 @@ def mark_variables(variables, gradients, grad_reqs="write"):
         raise MXNetError("mark_variables: %d variables, %d gradients and %d grad_reqs must match"
                          % (len(variables), len(gradients), len(grad_reqs)))
     for var, g, req in zip(variables, gradients, grad_reqs):
-        _mark(var, g, req)
+        _mark(var, g, req, False)
 
 
-def _mark(var, grad_buf, grad_req):
+def attach_grads(variables, grad_req="write"):
+    """Give each array a new zero gradient buffer and mark it a variable (``attach_grad``
+    and Gluon's Parameters); returns the buffers.
+
+    Unlike the buffers a user passes to ``mark_variables``, these belong to neogluon, so
+    with 'write' a backward may hand the gradient torch computed to the buffer instead of
+    copying it (one memory pass less per parameter): the ``.grad`` array keeps its
+    identity and takes the new tensor, when nothing else (a view, a numpy or DLPack
+    export) shares the old one's memory; otherwise the gradient is copied in, as MXNet
+    writes into its gradient arrays."""
+    if grad_req not in GRAD_REQS:
+        raise MXNetError("grad_req must be one of %s, got %r" % (", ".join(map(repr, GRAD_REQS)), grad_req))
+    from .ndarray.ndarray import NDArray
+    buffers = [NDArray(torch.zeros_like(v._t.detach())) for v in variables]
+    for var, g in zip(variables, buffers):
+        _mark(var, g, grad_req, True)
+    return buffers
+
+
+def _mark(var, grad_buf, grad_req, own_buffer):
     """Make ``var`` a fresh leaf (same storage) whose gradients go to ``grad_buf``."""
     if grad_req not in GRAD_REQS:
         raise MXNetError("grad_req must be one of %s, got %r" % (", ".join(map(repr, GRAD_REQS)), grad_req))
     t = var._t.detach()
     if grad_req != "null" and t.is_floating_point():
         t.requires_grad_(True)
-        t.register_post_accumulate_grad_hook(_grad_hook(weakref.ref(var)))
+        t.register_post_accumulate_grad_hook(_grad_hook(weakref.ref(var), own_buffer))
     var._t = t
     var._grad = None if grad_req == "null" else grad_buf
     var._grad_req = grad_req
 
 
-def _grad_hook(var_ref):
-    """Called by torch once a backward pass has summed a leaf's gradient into ``leaf.grad``."""
+def _grad_hook(var_ref, own_buffer):
+    """Called by torch once a backward pass has summed a leaf's gradient into ``leaf.grad``
+    (a tensor torch made for this leaf alone, so a buffer of ours may take it over)."""
     def deliver(leaf):
         g, leaf.grad = leaf.grad, None
         var = var_ref()
         if var is None or var._t is not leaf or var._grad is None:
             return
-        with torch.no_grad():
-            if var._grad_req == "add":
-                var._grad._t.add_(g)
-            else:
-                var._grad._t.copy_(g)
+        buf = var._grad
+        if var._grad_req == "add":
+            with torch.no_grad():
+                buf._t.add_(g)
+        elif own_buffer and _unshared(buf._t):
+            buf._t = g
+        else:
+            with torch.no_grad():
+                buf._t.copy_(g)
         var._fresh_grad = True  # Trainer.step's stale-gradient check reads it
     return deliver
+
+
+def _unshared_check():
+    """A test that no other tensor or export shares a tensor's memory (torch's storage
+    reference count, calibrated on a probe), or, where this torch cannot tell, a test that
+    always says no (gradients are then copied)."""
+    use_count = getattr(torch._C, "_storage_Use_Count", None)
+    if use_count is None:
+        return lambda t: False
+
+    def refs(t):
+        return use_count(t.untyped_storage()._cdata)
+    probe = torch.zeros(2)
+    alone = refs(probe)
+    view = probe[1:]  # pylint: disable=unused-variable
+    if refs(probe) != alone + 1:
+        return lambda t: False
+    return lambda t: refs(t) == alone
+
+
+_unshared = _unshared_check()
 
 
 def check_assign(target, value=None):

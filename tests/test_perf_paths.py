@@ -197,6 +197,26 @@ def test_write_gradient_keeps_the_buffer_and_its_views():
     np.testing.assert_array_equal(x.grad.asnumpy(), np.full((100, 100), 7.0, np.float32))
 
 
+def test_write_gradient_is_handed_over_when_nothing_shares_the_buffer():
+    """With no view or export of ``.grad`` alive, backward gives the buffer the tensor torch
+    computed (no copy); a DLPack export of the buffer makes it copy into the old memory."""
+    x = mx.nd.ones((10, 10))
+    x.attach_grad()
+    grad, first = x.grad, x.grad._t
+    with mx.autograd.record():
+        y = (x * 2.0).sum()
+    y.backward()
+    assert x.grad is grad and grad._t is not first
+    np.testing.assert_array_equal(grad.asnumpy(), np.full((10, 10), 2.0, np.float32))
+    exported = np.from_dlpack(grad)  # shares the buffer's memory
+    held = grad._t
+    with mx.autograd.record():
+        y = (x * 5.0).sum()
+    y.backward()
+    assert grad._t is held
+    np.testing.assert_array_equal(exported, np.full((10, 10), 5.0, np.float32))
+
+
 def test_add_gradient_still_accumulates():
     x = mx.nd.ones((100, 100))
     x.attach_grad(grad_req="add")

@@ -304,8 +304,7 @@ class Parameter:
         if self.grad_req == "null":
             self._grad = None
             return
-        self._grad = [NDArray(torch.zeros_like(d._t.detach())) for d in self._data]
-        autograd.mark_variables(self._check_and_get(self._data, list), self._grad, self.grad_req)
+        self._grad = autograd.attach_grads(self._check_and_get(self._data, list), self.grad_req)
 
     def _reduce(self):
         """The value on CPU, averaged over the contexts."""
@@ -405,8 +404,10 @@ class Parameter:
             self._data = [d.astype(dtype) for d in self._data]
             if self._grad is None:
                 return
-            self._grad = [g.astype(dtype) for g in self._grad]
-            autograd.mark_variables(self._data, self._grad, self.grad_req)
+            old, self._grad = self._grad, autograd.attach_grads(self._data, self.grad_req)
+            with torch.no_grad():
+                for g, o in zip(self._grad, old):
+                    g._t.copy_(o._t)
 
     def var(self):
         """The Symbol variable of this parameter, with its shape, dtype, lr/wd multipliers

@@ -210,7 +210,7 @@ class NDArray:
     def attach_grad(self, grad_req="write", stype=None):
         """Allocate a zero gradient buffer (``.grad``) and mark this array as a variable;
         ``grad_req`` is 'write' (each backward overwrites), 'add' (accumulates) or 'null'."""
-        autograd.mark_variables([self], [NDArray(torch.zeros_like(self._t))], grad_req)
+        autograd.attach_grads([self], grad_req)
 
     def backward(self, out_grad=None, retain_graph=False, train_mode=True):
         """Backpropagate from this array (``out_grad`` defaults to ones); see ``autograd.backward``."""

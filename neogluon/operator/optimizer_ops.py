@@ -49,9 +49,23 @@ def _mp_result(weight, weight32):
 
 
 # ----------------------------------------------------------------------------- SGD, NAG
+def sgd_coefficient(lr, rescale_grad, clip_gradient):
+    """``(c, rescale)``: the SGD step is ``weight - c * rescale(grad)``. Without clipping
+    ``c`` is ``lr * rescale_grad`` applied to the raw gradient, as MXNet's kernel does."""
+    if clip_gradient < 0:
+        return lr * rescale_grad, None
+    return lr, (rescale_grad, clip_gradient)
+
+
 def _sgd_step(weight, grad, lr, wd, rescale_grad, clip_gradient):
-    g = _rescaled(grad, rescale_grad, clip_gradient, weight.dtype)
-    return (1.0 - lr * wd) * weight - lr * g
+    """MXNet's SGD kernel, ``(1 - lr*wd)*weight - (lr*rescale_grad)*grad`` (or with
+    ``lr*clip(rescale_grad*grad)``). The final multiply-subtract rounds once, as
+    torch.optim.SGD and MXNet's CUDA kernel (a fused multiply-add) do; MXNet's CPU kernel
+    rounds the product first, so the two may differ in the last bit."""
+    coef, scaling = sgd_coefficient(lr, rescale_grad, clip_gradient)
+    g = grad.to(weight.dtype) if scaling is None else _rescaled(grad, *scaling, weight.dtype)
+    decayed = weight * (1.0 - lr * wd) if wd else weight
+    return torch.add(decayed, g, alpha=-coef)
 
 
 def _sgd_mom_step(weight, grad, mom, lr, momentum, wd, rescale_grad, clip_gradient):
@@ -83,7 +97,7 @@ def nag_mom_update_inplace(weight, grad, mom, *, lr, momentum=0.0, wd=0.0, resca
           params=_params(dict(lr=Float()), _COMMON, _LAZY))
 @torch.no_grad()
 def sgd_update(weight, grad, *, lr, wd, rescale_grad, clip_gradient, lazy_update):
-    """MXNet's SGD step ``weight - lr * (clip(rescale_grad * grad) + wd * weight)``."""
+    """MXNet's SGD step ``(1 - lr*wd)*weight - lr*clip(rescale_grad*grad)`` (see ``_sgd_step``)."""
     _check_like("sgd_update", weight, grad=grad)
     return _sgd_step(weight, grad, lr, wd, rescale_grad, clip_gradient)
 

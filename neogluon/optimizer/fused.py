@@ -1,7 +1,7 @@
 """Multi-tensor updates: the SGD and Adam steps of every parameter of a group at once.
 
 Each function applies, with ``torch._foreach_*`` kernels, the same elementwise arithmetic,
-in the same order, as the per-parameter update operator it stands for (``sgd_update``,
+in the same order and with the same roundings, as the per-parameter update operator it stands for (``sgd_update``,
 ``sgd_mom_update``, ``adam_update`` in :mod:`neogluon.operator.optimizer_ops`), so the
 results are bit-identical; only the per-parameter Python and dispatch overhead goes.
 Learning rates and weight decays are per tensor (they carry ``lr_mult``/``wd_mult``);
@@ -9,6 +9,8 @@ Learning rates and weight decays are per tensor (they carry ``lr_mult``/``wd_mul
 states are updated in place.
 """
 import torch
+
+from ..operator.optimizer_ops import sgd_coefficient
 
 __all__ = ["groupable", "sgd", "adam"]
 
@@ -37,17 +39,34 @@ def _scaled(grads, rescale_grad, clip_gradient, lrs):
 @torch.no_grad()
 def sgd(weights, grads, moms, lrs, wds, momentum, rescale_grad, clip_gradient):
     """``sgd_update`` (``moms`` None) or ``sgd_mom_update`` of every weight, in place."""
-    g = _scaled(grads, rescale_grad, clip_gradient, lrs)
     if moms is None:
-        decay = [1.0 - lr * wd for lr, wd in zip(lrs, wds)]
-        if any(d != 1.0 for d in decay):  # 1.0 * weight is the weight itself
-            torch._foreach_mul_(weights, decay)
-        torch._foreach_sub_(weights, g)
+        _plain_sgd(weights, grads, lrs, wds, rescale_grad, clip_gradient)
         return
+    g = _scaled(grads, rescale_grad, clip_gradient, lrs)
     torch._foreach_mul_(moms, momentum)
     torch._foreach_sub_(moms, torch._foreach_mul(weights, [lr * wd for lr, wd in zip(lrs, wds)]))
     torch._foreach_sub_(moms, g)
     torch._foreach_add_(weights, moms)
+
+
+def _plain_sgd(weights, grads, lrs, wds, rescale_grad, clip_gradient):
+    """``sgd_update``'s ``(1 - lr*wd)*w - c*g`` with its fused final step: one
+    ``_foreach_add_(weights, grads, alpha=-c)`` per distinct coefficient ``c`` (usually
+    one), reading each gradient once and allocating nothing without clipping."""
+    decay = [1.0 - lr * wd for lr, wd in zip(lrs, wds)]
+    if any(d != 1.0 for d in decay):  # 1.0 * weight is the weight itself
+        torch._foreach_mul_(weights, decay)
+    if clip_gradient >= 0:  # clip(rescale_grad * g) first, then the step with lr
+        grads = torch._foreach_mul(grads, rescale_grad)
+        torch._foreach_clamp_min_(grads, -clip_gradient)
+        torch._foreach_clamp_max_(grads, clip_gradient)
+    groups = {}
+    for w, g, lr in zip(weights, grads, lrs):
+        ws, gs = groups.setdefault(sgd_coefficient(lr, rescale_grad, clip_gradient)[0], ([], []))
+        ws.append(w)
+        gs.append(g)
+    for coef, (ws, gs) in groups.items():
+        torch._foreach_add_(ws, gs, alpha=-coef)
 
 
 @torch.no_grad()
