@@ -23,6 +23,35 @@ __all__ = ["NDArray", "apply_op", "invoke"]
 _STATE = autograd.STATE
 
 
+def _arithmetic(op_nd, op_scalar, reflected=False):
+    """The method for ``x <op> y`` (``reflected``: ``y <op> x``). Between two plain NDArrays,
+    or an NDArray and a Python number, it calls the registry operator's implementation
+    straight on the tensors (the hottest path of mx.nd); anything else (a subclass such as
+    a traced array, numpy scalars, an error to explain) goes through ``NDArray._binary``."""
+    array_fn, scalar_fn = registry.get(op_nd).fn, registry.get(op_scalar).fn
+    kernel = getattr(array_fn, "same_dtype_kernel", array_fn)
+
+    def method(self, other):
+        cls = other.__class__
+        if self.__class__ is NDArray:
+            if cls is NDArray and not reflected:
+                a, b = self._t, other._t
+                if (a.requires_grad or b.requires_grad) and not _STATE.recording:
+                    a, b = a.detach(), b.detach()
+                try:
+                    return NDArray(kernel(a, b) if a.dtype is b.dtype else array_fn(a, b))
+                except Exception:  # pylint: disable=broad-except
+                    pass  # _binary raises MXNet's error
+            elif cls is float or cls is int:
+                a = self._t
+                if a.requires_grad and not _STATE.recording:
+                    a = a.detach()
+                return NDArray(scalar_fn(a, scalar=float(other)))
+        return self._binary(other, op_nd, op_scalar, reflected)
+    method.__name__ = "__%s%s__" % ("r" if reflected else "", op_nd.split("_", 1)[1])
+    return method
+
+
 class NDArray:
     """An array on a device (``mx.nd.NDArray``)."""
     __slots__ = ("_t", "_grad", "_grad_req", "_fresh_grad", "__weakref__")
@@ -258,43 +287,18 @@ class NDArray:
             self._t.copy_(res._t)
         return self
 
-    def __add__(self, o):
-        return self._binary(o, "broadcast_add", "_plus_scalar")
-
-    def __radd__(self, o):
-        return self._binary(o, "broadcast_add", "_plus_scalar", True)
-
-    def __sub__(self, o):
-        return self._binary(o, "broadcast_sub", "_minus_scalar")
-
-    def __rsub__(self, o):
-        return self._binary(o, "broadcast_sub", "_rminus_scalar", True)
-
-    def __mul__(self, o):
-        return self._binary(o, "broadcast_mul", "_mul_scalar")
-
-    def __rmul__(self, o):
-        return self._binary(o, "broadcast_mul", "_mul_scalar", True)
-
-    def __truediv__(self, o):
-        return self._binary(o, "broadcast_div", "_div_scalar")
-
-    def __rtruediv__(self, o):
-        return self._binary(o, "broadcast_div", "_rdiv_scalar", True)
-
-    __div__, __rdiv__ = __truediv__, __rtruediv__
-
-    def __mod__(self, o):
-        return self._binary(o, "broadcast_mod", "_mod_scalar")
-
-    def __rmod__(self, o):
-        return self._binary(o, "broadcast_mod", "_rmod_scalar", True)
-
-    def __pow__(self, o):
-        return self._binary(o, "broadcast_power", "_power_scalar")
-
-    def __rpow__(self, o):
-        return self._binary(o, "broadcast_power", "_rpower_scalar", True)
+    __add__ = _arithmetic("broadcast_add", "_plus_scalar")
+    __radd__ = _arithmetic("broadcast_add", "_plus_scalar", True)
+    __sub__ = _arithmetic("broadcast_sub", "_minus_scalar")
+    __rsub__ = _arithmetic("broadcast_sub", "_rminus_scalar", True)
+    __mul__ = _arithmetic("broadcast_mul", "_mul_scalar")
+    __rmul__ = _arithmetic("broadcast_mul", "_mul_scalar", True)
+    __truediv__ = __div__ = _arithmetic("broadcast_div", "_div_scalar")
+    __rtruediv__ = __rdiv__ = _arithmetic("broadcast_div", "_rdiv_scalar", True)
+    __mod__ = _arithmetic("broadcast_mod", "_mod_scalar")
+    __rmod__ = _arithmetic("broadcast_mod", "_rmod_scalar", True)
+    __pow__ = _arithmetic("broadcast_power", "_power_scalar")
+    __rpow__ = _arithmetic("broadcast_power", "_rpower_scalar", True)
 
     def __iadd__(self, o):
         return self._inplace(o, "broadcast_add", "_plus_scalar")
@@ -319,31 +323,34 @@ class NDArray:
     def __abs__(self):
         return invoke("abs", (self,), {})
 
-    def __eq__(self, o):
-        return self._binary(o, "broadcast_equal", "_equal_scalar")
-
-    def __ne__(self, o):
-        return self._binary(o, "broadcast_not_equal", "_not_equal_scalar")
-
-    def __gt__(self, o):
-        return self._binary(o, "broadcast_greater", "_greater_scalar")
-
-    def __ge__(self, o):
-        return self._binary(o, "broadcast_greater_equal", "_greater_equal_scalar")
-
-    def __lt__(self, o):
-        return self._binary(o, "broadcast_lesser", "_lesser_scalar")
-
-    def __le__(self, o):
-        return self._binary(o, "broadcast_lesser_equal", "_lesser_equal_scalar")
+    __eq__ = _arithmetic("broadcast_equal", "_equal_scalar")
+    __ne__ = _arithmetic("broadcast_not_equal", "_not_equal_scalar")
+    __gt__ = _arithmetic("broadcast_greater", "_greater_scalar")
+    __ge__ = _arithmetic("broadcast_greater_equal", "_greater_equal_scalar")
+    __lt__ = _arithmetic("broadcast_lesser", "_lesser_scalar")
+    __le__ = _arithmetic("broadcast_lesser_equal", "_lesser_equal_scalar")
 
     # ------------------------------------------------------------------ methods with special signatures
     def reshape(self, *shape, **kwargs):
         """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes."""
+        if not kwargs:  # the common x.reshape((0, -1)): the lowered Reshape, cached per shape code
+            try:
+                low = _RESHAPES[shape[0] if len(shape) == 1 else shape]
+                t = self._t
+            except (KeyError, TypeError, IndexError, AttributeError):
+                pass  # first use of this code, a list, a traced array: the checked path below
+            else:
+                if t.requires_grad and not _STATE.recording:
+                    t = t.detach()
+                try:
+                    return NDArray(low(t))
+                except Exception:  # pylint: disable=broad-except
+                    pass  # an error: the generated function explains it
         unknown = [k for k in kwargs if k not in ("shape", "reverse")]
         if unknown:
             raise TypeError("Got unknown keywords in reshape: %s. Accepted keyword arguments are 'shape' "
                             "and 'reverse'." % ", ".join(unknown))
+        key = shape[0] if len(shape) == 1 else shape
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
             shape = shape[0]
         elif not shape:
@@ -351,19 +358,8 @@ class NDArray:
             if shape is None:
                 raise TypeError("reshape: the shape must be provided")
         shape = tuple(shape)
-        if not kwargs:  # the common x.reshape((0, -1)): the lowered Reshape, cached per shape code
-            low = _RESHAPES.get(shape)
-            if low is None:
-                low = registry.get("Reshape").lowered({"shape": shape})[1]
-                if len(_RESHAPES) < 1024:
-                    _RESHAPES[shape] = low
-            try:
-                t = self._t
-                if t.requires_grad and not _STATE.recording:
-                    t = t.detach()
-                return NDArray(low(t))
-            except Exception:  # pylint: disable=broad-except
-                pass  # a traced array or an error: the generated function explains it
+        if not kwargs and isinstance(key, (tuple, int)) and len(_RESHAPES) < 1024:
+            _RESHAPES[key] = registry.get("Reshape").lowered({"shape": shape})[1]
         return GENERATED["Reshape"](self, shape=shape, **kwargs)
 
     def broadcast_to(self, shape):

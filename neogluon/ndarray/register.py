@@ -5,9 +5,9 @@ defaulting to ``_Null``, then ``out=None, name=None, **kwargs``; variadic operat
 ``*data`` and fill in ``num_args``). With ``symbolic=True`` (``mx.sym``) the function also
 takes ``attr=None`` and calls ``invoke(op, inputs, kwargs, name, attr, fname)`` instead of
 ``invoke(op, inputs, kwargs, out)``: a symbol needs its name, attributes and naming hint.
-The source is generated and ``exec``-ed once, as torch.fx does; for operators with a fixed
-number of inputs it calls the implementation directly, so a call costs one attribute-dict
-lookup and the torch kernel.
+The source is generated and ``exec``-ed once, as torch.fx does; an imperative call finds
+its parsed attributes and lowering by its raw attribute arguments and calls them straight
+on the input tensors, so it costs one dict lookup and the torch kernel.
 """
 import torch
 
@@ -40,72 +40,84 @@ def _source(op, fname, symbolic=False):
         names = op.all_input_names()
         sig = ["%s=None" % n for n in names] + ["%s=_Null" % p for p in params] + tail
         inputs = "(%s)" % "".join("%s, " % n for n in names)
+    counts = None if symbolic else _input_counts(op)
+    if counts:
+        lines += _lookup(params) + _fast_path(op.all_input_names(), counts)
     for p in params:
         lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
-    if not symbolic and _has_fast_path(op):
-        lines += _fast_path(op.all_input_names(), inputs)
-    elif not symbolic and _has_dynamic_fast_path(op):
-        lines += _dynamic_fast_path(op.all_input_names(), inputs)
     lines.append("    return _invoke(_op, %s, kwargs, %s)" % (inputs, call))
     return "def %s(%s):\n%s\n" % (fname, ", ".join(sig), "\n".join(lines))
 
 
-def _has_fast_path(op):
-    return op.arity is not None and 0 < op.arity <= 4 and not op.mode_dependent and not op.variadic
+def _lookup(params):
+    """Source finding the call's (attributes, lowering, input count) by its raw attribute
+    arguments (``_hits``), without building the keyword dict: ``hit`` is None for a call
+    the fast path does not take (``out=``, unknown keywords, unhashable values)."""
+    key = "(%s)" % "".join("%s, " % p for p in params)
+    given = "(%s)" % "".join("(%r, %s), " % (p, p) for p in params)
+    return ["    hit = None",
+            "    if out is None and not kwargs:",
+            "        try:",
+            "            hit = _hits[%s]" % key,
+            "        except KeyError:",
+            "            hit = _fill(_hits, %s, %s)" % (key, given),
+            "        except TypeError:",
+            "            pass"]
 
 
-def _has_dynamic_fast_path(op):
-    """Operators whose inputs depend on attributes (FullyConnected's bias, Convolution's)."""
-    return (op.arity is None and not op.mode_dependent and not op.variadic
-            and 0 < len(op.all_input_names()) <= 4)
+def _fill(hits, key, given):
+    """Parse and lower a new attribute combination for ``_lookup`` and remember it."""
+    hit = hits.op.lowered({k: v for k, v in given if v is not _Null})
+    if len(hits) < 4096:
+        hits[key] = hit
+    return hit
 
 
-def _dynamic_fast_path(names, inputs):
-    """Like _fast_path, for operators whose input list depends on the attributes: one
-    branch per possible input count, each taking the first inputs (the rest must be None)."""
-    lines = ["    if out is None:",
-             "        attrs, low, n = (not kwargs and _op.lowered_noargs) or _op.lowered(kwargs)",
+class _Hits(dict):
+    """A generated function's lowered calls by attribute arguments (``_lookup``)."""
+
+    def __init__(self, op):
+        super().__init__()
+        self.op = op
+
+
+def _input_counts(op):
+    """The input counts the imperative fast path handles: the operator's fixed arity, or
+    for operators whose inputs depend on attributes (FullyConnected's bias, Convolution's)
+    every count up to their signature's; None when it has no fast path."""
+    if op.mode_dependent or op.variadic:
+        return None
+    if op.arity is not None:
+        return [op.arity] if 0 < op.arity <= 4 else None
+    n = len(op.all_input_names())
+    return list(range(n, 0, -1)) if 0 < n <= 4 else None
+
+
+def _fast_path(names, counts):
+    """Source of the imperative fast path: the implementation (or its lowering for these
+    attributes, see Operator.lower) called straight on the input tensors. With several
+    possible input counts, one branch per count takes the first inputs (the rest must be
+    None). Anything unusual (a non-NDArray input, an error to explain) falls through to
+    the checked ``invoke``."""
+    lines = ["    if hit is not None:",
+             "        attrs, low, n = hit",
              "        try:"]
-    for n in range(len(names), 0, -1):
+    for n in counts:
         ts = ["t%d" % i for i in range(n)]
-        rest = "".join(" and %s is None" % m for m in names[n:])
+        pad = "            "
+        if len(counts) > 1:
+            lines.append(pad + "if n == %d%s:" % (n, "".join(" and %s is None" % m for m in names[n:])))
+            pad += "    "
         lines += [
-            "            if n == %d%s:" % (n, rest),
-            "                %s, = %s," % (", ".join(ts), ", ".join("%s._t" % m for m in names[:n])),
-            "                if not _STATE.recording and (%s):" % " or ".join("%s.requires_grad" % t for t in ts),
-            "                    %s, = %s," % (", ".join(ts), ", ".join("%s.detach()" % t for t in ts)),
-            "                r = low(%s) if low is not None else _op.fn(%s, **attrs)" % (", ".join(ts), ", ".join(ts)),
-            "                return _NDArray(r) if type(r) is _Tensor else [_NDArray(x) for x in r]",
+            pad + "%s, = %s," % (", ".join(ts), ", ".join("%s._t" % m for m in names[:n])),
+            pad + "if (%s) and not _STATE.recording:" % " or ".join("%s.requires_grad" % t for t in ts),
+            pad + "    %s, = %s," % (", ".join(ts), ", ".join("%s.detach()" % t for t in ts)),
+            pad + "r = low(%s) if low is not None else _op.fn(%s, **attrs)" % (", ".join(ts), ", ".join(ts)),
+            pad + "return _NDArray(r) if type(r) is _Tensor else [_NDArray(x) for x in r]",
         ]
     lines += ["        except Exception:  # pylint: disable=broad-except",
               "            pass  # a non-NDArray input or an error: the checked invoke explains it"]
     return lines
-
-
-def _fast_path(names, inputs):
-    """Source of the imperative fast path, for operators with a fixed number of inputs:
-    the implementation (or its lowering for these attributes, see Operator.lower) is
-    called straight from the generated function. Anything unusual
-    (``out=``, a non-NDArray input, an error to explain) goes to the checked ``invoke``."""
-    ts = ["t%d" % i for i in range(len(names))]
-    grads = " or ".join("%s.requires_grad" % t for t in ts)
-    return [
-        "    if out is None:",
-        "        try:",
-        "            %s, = %s," % (", ".join(ts), ", ".join("%s._t" % n for n in names)),
-        "        except AttributeError:",
-        "            return _invoke(_op, %s, kwargs, out)" % inputs,
-        "        if not _STATE.recording and (%s):" % grads,
-        "            %s, = %s," % (", ".join(ts), ", ".join("%s.detach()" % t for t in ts)),
-        "        attrs, low, _ = (not kwargs and _op.lowered_noargs) or _op.lowered(kwargs)",
-        "        try:",
-        "            r = low(%s) if low is not None else _op.fn(%s, **attrs)" % (", ".join(ts), ", ".join(ts)),
-        "        except Exception:  # pylint: disable=broad-except",
-        "            return _invoke(_op, %s, kwargs, out)  # re-run checked, for MXNet's error" % inputs,
-        "        if type(r) is _Tensor:",
-        "            return _NDArray(r)",
-        "        return [_NDArray(x) for x in r]",
-    ]
 
 
 def make_function(op, fname, invoke, symbolic=False):
@@ -113,7 +125,7 @@ def make_function(op, fname, invoke, symbolic=False):
     src = _source(op, fname, symbolic)
     from .ndarray import NDArray, _STATE
     scope = {"_Null": _Null, "_op": op, "_invoke": invoke, "_NDArray": NDArray, "_STATE": _STATE,
-             "_Tensor": torch.Tensor}
+             "_Tensor": torch.Tensor, "_hits": _Hits(op), "_fill": _fill}
     exec(compile(src, "<neogluon.%s>" % fname, "exec"), scope)  # pylint: disable=exec-used
     fn = scope[fname]
     fn.__doc__ = "%s\n\nParameters\n----------\n%s\n" % (op.doc.strip(), op.describe_params())

@@ -13,6 +13,10 @@ import torch
 from ..base import MXNetError
 from .registry import Bool, Dtype, Float, Int, register
 
+# torch's Tensor methods: called unbound on a tensor they dispatch in less Python-binding
+# time than the torch.* functions (relu: ~0.15 us of ~1.5 us), and these are the hot ops
+_T = torch.Tensor
+
 
 class _ZeroGradFn(torch.autograd.Function):
     """Attach a precomputed result to ``x``'s graph with a zero gradient."""
@@ -105,17 +109,17 @@ def _round_half_away(x):
 
 
 _UNARY = {
-    "relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "exp": torch.exp,
-    "abs": torch.abs, "square": torch.square, "negative": torch.neg, "sign": torch.sign,
-    "floor": torch.floor, "ceil": torch.ceil, "round": _round_half_away, "rint": _rint,
-    "fix": torch.trunc, "trunc": torch.trunc, "softsign": _softsign, "erf": torch.erf,
-    "erfinv": torch.erfinv, "sin": torch.sin, "cos": torch.cos, "tan": torch.tan,
-    "arcsin": torch.asin, "arccos": torch.acos, "arctan": torch.atan, "sinh": torch.sinh,
-    "cosh": torch.cosh, "arcsinh": torch.asinh, "arccosh": torch.acosh, "arctanh": torch.atanh,
-    "expm1": torch.expm1, "log": torch.log, "log2": torch.log2, "log10": torch.log10,
-    "log1p": torch.log1p, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt, "cbrt": _cbrt, "rcbrt": _rcbrt,
-    "reciprocal": torch.reciprocal, "gamma": lambda x: torch.exp(torch.lgamma(x)) * _gamma_sign(x),
-    "gammaln": torch.lgamma, "degrees": torch.rad2deg, "radians": torch.deg2rad,
+    "relu": _T.relu, "sigmoid": _T.sigmoid, "tanh": _T.tanh, "exp": _T.exp,
+    "abs": _T.abs, "square": _T.square, "negative": _T.neg, "sign": _T.sign,
+    "floor": _T.floor, "ceil": _T.ceil, "round": _round_half_away, "rint": _rint,
+    "fix": _T.trunc, "trunc": _T.trunc, "softsign": _softsign, "erf": _T.erf,
+    "erfinv": _T.erfinv, "sin": _T.sin, "cos": _T.cos, "tan": _T.tan,
+    "arcsin": _T.asin, "arccos": _T.acos, "arctan": _T.atan, "sinh": _T.sinh,
+    "cosh": _T.cosh, "arcsinh": _T.asinh, "arccosh": _T.acosh, "arctanh": _T.atanh,
+    "expm1": _T.expm1, "log": _T.log, "log2": _T.log2, "log10": _T.log10,
+    "log1p": _T.log1p, "sqrt": _T.sqrt, "rsqrt": _T.rsqrt, "cbrt": _cbrt, "rcbrt": _rcbrt,
+    "reciprocal": _T.reciprocal, "gamma": lambda x: torch.exp(torch.lgamma(x)) * _gamma_sign(x),
+    "gammaln": _T.lgamma, "degrees": _T.rad2deg, "radians": _T.deg2rad,
     "logical_not": lambda x: _bool_result(x, x == 0),
 }
 
@@ -215,12 +219,12 @@ def _as_dtype(fn):
 
 
 _BINARY = {
-    "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": _div, "mod": _mxnet_mod,
+    "add": _T.add, "sub": _T.sub, "mul": _T.mul, "div": _div, "mod": _mxnet_mod,
     # maximum/minimum: on ties the whole gradient goes to lhs, as in MXNet
-    "power": torch.pow, "maximum": lambda a, b: torch.where(a >= b, a, b),
-    "minimum": lambda a, b: torch.where(a <= b, a, b), "hypot": torch.hypot,
-    "equal": torch.eq, "not_equal": torch.ne, "greater": torch.gt, "greater_equal": torch.ge,
-    "lesser": torch.lt, "lesser_equal": torch.le,
+    "power": _T.pow, "maximum": lambda a, b: torch.where(a >= b, a, b),
+    "minimum": lambda a, b: torch.where(a <= b, a, b), "hypot": _T.hypot,
+    "equal": _T.eq, "not_equal": _T.ne, "greater": _T.gt, "greater_equal": _T.ge,
+    "lesser": _T.lt, "lesser_equal": _T.le,
     "logical_and": lambda a, b: (a != 0) & (b != 0), "logical_or": lambda a, b: (a != 0) | (b != 0),
     "logical_xor": lambda a, b: (a != 0) ^ (b != 0),
 }
@@ -244,9 +248,11 @@ _DTYPE_KEEPING = {"add", "sub", "mul", "mod", "maximum", "minimum"}
 def _make_broadcast(name, key, fn):
     if key in _DTYPE_KEEPING:
         def impl(lhs, rhs):
-            if lhs.dtype != rhs.dtype:
+            if lhs.dtype is not rhs.dtype:
                 _check_dtypes(name, lhs, rhs)
             return fn(lhs, rhs)
+        # the torch kernel alone, for callers that have checked the dtypes are one (NDArray's +)
+        impl.same_dtype_kernel = fn
     else:
         fn = _as_dtype(fn)
 

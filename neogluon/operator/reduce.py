@@ -11,7 +11,6 @@ MXNet's conventions reproduced here:
   the full gradient, ``prod`` divides the output by the input (NaN at zeros), the L2
   norm's gradient is ``x / norm`` (NaN at a zero norm), index outputs give zeros.
 """
-import functools
 import math
 
 import numpy as np
@@ -131,84 +130,90 @@ class _L2NormFn(torch.autograd.Function):
 
 
 # ----------------------------------------------------------------------------- sum, mean, max, ...
-# Each kernel reduces ``axes``; those that can drop the reduced dims themselves honour
-# ``keepdim``, the others always keep them (the caller reshapes).
-def _sum(x, axes, keepdim=True):
-    out = x.sum(axes, keepdim=keepdim)
-    return out if out.dtype == x.dtype else out.to(x.dtype)
+# Each kernel reduces ``dims`` (one int for a single axis, which torch parses faster, or a
+# sorted tuple) and keeps or drops them as ``keepdim`` says.
+def _tuple(dims):
+    return (dims,) if isinstance(dims, int) else dims
 
 
-def _mean(x, axes, keepdim=True):
+def _sum(x, dims, keepdim):
+    out = torch.sum(x, dims, keepdim)
+    return out if x.is_floating_point() else out.to(x.dtype)
+
+
+def _mean(x, dims, keepdim):
     if x.is_floating_point():
-        return x.mean(axes, keepdim=keepdim)
-    count = math.prod(x.shape[a] for a in axes)
-    return torch.div(_sum(x, axes, keepdim), count, rounding_mode="trunc")
+        return torch.mean(x, dims, keepdim)
+    count = math.prod(x.shape[a] for a in _tuple(dims))
+    return torch.div(_sum(x, dims, keepdim), count, rounding_mode="trunc")
 
 
-def _max(x, axes, keepdim=True):
-    return _ExtremumFn.apply(x, axes, True)
+def _dropped(out, dims, keepdim):
+    return out if keepdim else out.squeeze(dims)
 
 
-def _min(x, axes, keepdim=True):
-    return _ExtremumFn.apply(x, axes, False)
+def _max(x, dims, keepdim):
+    return _dropped(_ExtremumFn.apply(x, _tuple(dims), True), dims, keepdim)
 
 
-def _prod(x, axes, keepdim=True):
-    return _ProdFn.apply(x, axes)
+def _min(x, dims, keepdim):
+    return _dropped(_ExtremumFn.apply(x, _tuple(dims), False), dims, keepdim)
 
 
-def _nansum(x, axes, keepdim=True):
+def _prod(x, dims, keepdim):
+    return _dropped(_ProdFn.apply(x, _tuple(dims)), dims, keepdim)
+
+
+def _nansum(x, dims, keepdim):
     if not x.is_floating_point():
-        return _sum(x, axes, keepdim)
-    return torch.nansum(x, axes, keepdim=keepdim)
+        return _sum(x, dims, keepdim)
+    return torch.nansum(x, dims, keepdim)
 
 
-def _nanprod(x, axes, keepdim=True):
+def _nanprod(x, dims, keepdim):
     if not x.is_floating_point():
-        return _prod(x, axes)
-    return _prod(torch.where(torch.isnan(x), torch.ones_like(x), x), axes)
+        return _prod(x, dims, keepdim)
+    return _prod(torch.where(torch.isnan(x), torch.ones_like(x), x), dims, keepdim)
 
 
-def _square_sum(x, axes, keepdim=True):
-    return _sum(x * x, axes, keepdim)
+def _square_sum(x, dims, keepdim):
+    return _sum(x * x, dims, keepdim)
 
 
-@functools.lru_cache(maxsize=4096)
 def _reduction_plan(name, shape, axis, exclude, keepdims):
-    """(axes reduced, output shape or None to keep the kernel's keepdim shape), memoised:
-    a training loop reduces the same shapes over and over."""
+    """``(dims, full)``: what the kernel reduces (None: nothing, the input is copied), and
+    whether every axis goes without ``keepdims``, where MXNet's shape is ``(1,)``. It
+    depends on the number of dimensions only (``shape`` is for error messages)."""
     axes = reduce_axes(name, shape, axis, exclude)
-    if keepdims or not axes:
-        return axes, None
-    return axes, tuple(d for i, d in enumerate(shape) if i not in axes) or (1,)
+    if not axes:
+        return None, False
+    return (axes[0] if len(axes) == 1 else axes), not keepdims and len(axes) == len(shape)
+
+
+def _reduce(kernel, data, plan, keepdims):
+    dims, full = plan
+    if dims is None:
+        return data.clone()
+    out = kernel(data, dims, keepdims)
+    return torch.reshape(out, (1,)) if full else out
 
 
 def _register_reduction(name, kernel, doc, aliases=()):
     def impl(data, *, axis, keepdims, exclude):
-        axes, out_shape = _reduction_plan(name, data.shape, axis, exclude, keepdims)
-        if not axes:
-            return data.clone()
-        out = kernel(data, axes, out_shape is None)
-        return out if out_shape is None or out.shape == out_shape else out.reshape(out_shape)
+        return _reduce(kernel, data, _reduction_plan(name, data.shape, axis, exclude, keepdims), keepdims)
     impl.__doc__ = doc
     register(name, params=_reduce_params(), aliases=list(aliases))(impl)
 
     @lowering(name)
     def _lower(*, axis, keepdims, exclude):
-        """The reduction with its axis plan looked up once per input shape."""
+        """The reduction with its plan made once per number of input dimensions."""
         plans = {}
 
         def run(data):
-            plan = plans.get(data.shape)
+            plan = plans.get(data.ndim)
             if plan is None:
-                plan = _reduction_plan(name, data.shape, axis, exclude, keepdims)
-                if len(plans) < 64:
-                    plans[data.shape] = plan
-            axes, out_shape = plan
-            if not axes:
-                return data.clone()
-            out = kernel(data, axes, out_shape is None)
-            return out if out_shape is None or out.shape == out_shape else out.reshape(out_shape)
+                plan = plans[data.ndim] = _reduction_plan(name, data.shape, axis, exclude, keepdims)
+            return _reduce(kernel, data, plan, keepdims)
         return run
 
 
