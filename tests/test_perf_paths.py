@@ -252,3 +252,72 @@ def test_tiled_max_pooling_matches_torch_kernel(kernel):
     t = torch.from_numpy(data).requires_grad_()
     torch.nn.functional.max_pool2d(t, kernel, kernel).sum().backward()
     np.testing.assert_array_equal(x.grad.asnumpy(), t.grad.numpy())
+
+
+# ----------------------------------------------------------------------------- mx.nd's fast paths
+from neogluon.ndarray.ndarray import invoke  # noqa: E402
+
+_DUNDERS = [("__add__", "broadcast_add", "_plus_scalar"), ("__sub__", "broadcast_sub", "_minus_scalar"),
+            ("__mul__", "broadcast_mul", "_mul_scalar"), ("__truediv__", "broadcast_div", "_div_scalar"),
+            ("__mod__", "broadcast_mod", "_mod_scalar"), ("__pow__", "broadcast_power", "_power_scalar"),
+            ("__eq__", "broadcast_equal", "_equal_scalar"), ("__lt__", "broadcast_lesser", "_lesser_scalar"),
+            ("__ge__", "broadcast_greater_equal", "_greater_equal_scalar")]
+
+
+@pytest.mark.parametrize("dunder,op_nd,op_scalar", _DUNDERS, ids=[d[0] for d in _DUNDERS])
+@pytest.mark.parametrize("dtype", ["float32", "int32"])
+def test_arithmetic_fast_path_equals_the_checked_operator(dunder, op_nd, op_scalar, dtype):
+    rng = np.random.RandomState(0)
+    a = mx.nd.array(rng.uniform(1, 4, size=(3, 4)), dtype=dtype)
+    b = mx.nd.array(rng.uniform(1, 4, size=(1, 4)), dtype=dtype)
+    for other, op, kwargs in [(b, op_nd, {}), (3, op_scalar, {"scalar": 3.0}), (2.5, op_scalar, {"scalar": 2.5})]:
+        fast = getattr(a, dunder)(other)
+        slow = invoke(op, (a, other) if isinstance(other, mx.nd.NDArray) else (a,), kwargs)
+        assert type(fast) is mx.nd.NDArray and fast.dtype == slow.dtype
+        np.testing.assert_array_equal(fast.asnumpy(), slow.asnumpy())
+
+
+def test_arithmetic_fast_path_keeps_mxnet_errors_and_recording():
+    a, b = mx.nd.ones((2, 3)), mx.nd.ones((2, 3), dtype="float64")
+    with pytest.raises(mx.MXNetError, match="broadcast_add"):
+        a + b  # pylint: disable=pointless-statement
+    with pytest.raises(mx.MXNetError, match="broadcast_mul"):
+        a * mx.nd.ones((4, 3))  # pylint: disable=pointless-statement
+    a.attach_grad()
+    assert not (a * a)._t.requires_grad  # outside record(): no graph, as MXNet
+    with mx.autograd.record():
+        y = (a * a + 1).sum()
+    y.backward()
+    np.testing.assert_array_equal(a.grad.asnumpy(), np.full((2, 3), 2.0, np.float32))
+
+
+def test_generated_functions_cache_by_attribute_arguments():
+    x = mx.nd.array(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    expected = x.asnumpy().sum(axis=(0, 2))
+    for _ in range(2):  # the first call fills the cache, the second uses it
+        np.testing.assert_array_equal(mx.nd.sum(x, axis=(0, 2)).asnumpy(), expected)
+        np.testing.assert_array_equal(x.sum(axis=[0, 2]).asnumpy(), expected)  # a list: not hashable
+        np.testing.assert_array_equal(x.sum(axis=1, keepdims=True).asnumpy(),
+                                      x.asnumpy().sum(axis=1, keepdims=True))
+        assert mx.nd.sum(x).shape == (1,)  # a full reduction is (1,) in MXNet
+        with pytest.raises(mx.MXNetError, match="reduction axis 3 exceeds"):
+            mx.nd.sum(x, axis=3)
+    out = mx.nd.zeros((3,))
+    assert mx.nd.sum(x, axis=(0, 2), out=out) is out
+    np.testing.assert_array_equal(out.asnumpy(), expected)
+
+
+def test_reshape_and_slice_fast_paths():
+    x = mx.nd.array(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    for _ in range(2):
+        assert x.reshape(24).shape == x.reshape((24,)).shape == (24,)
+        assert x.reshape((0, -1)).shape == x.reshape(0, -1).shape == x.reshape([0, -1]).shape == (2, 12)
+        assert x.reshape(shape=(-1, 0), reverse=True).shape == (6, 4)
+        with pytest.raises(mx.MXNetError):
+            x.reshape((5, -1))
+        np.testing.assert_array_equal(x[1:].asnumpy(), x.asnumpy()[1:])
+    scalar = mx.nd.array(3.0)
+    with pytest.raises(IndexError):
+        scalar[0:1]  # pylint: disable=pointless-statement
+    x.attach_grad()
+    assert not x[0:1]._t.requires_grad and not x.reshape((0, -1))._t.requires_grad

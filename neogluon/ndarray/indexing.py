@@ -102,9 +102,9 @@ def _flipped(t, pre, flips):
 
 def getitem(x, key):
     t = x._t
-    if not _STATE.recording and t.requires_grad:
+    if t.requires_grad and not _STATE.recording:
         t = t.detach()
-    if type(key) is slice and (key.step is None or key.step > 0) and t.dim():  # x[a:b]: a view, as torch gives
+    if type(key) is slice and key.step is not None and key.step > 0 and t.dim():  # x[a:b:s]: a view
         return NDArray(t[key])
     pre, flips, k = _convert_key(key, tuple(t.shape), t.device)
     try:

@@ -24,29 +24,28 @@ _STATE = autograd.STATE
 
 
 def _arithmetic(op_nd, op_scalar, reflected=False):
-    """The method for ``x <op> y`` (``reflected``: ``y <op> x``). Between two plain NDArrays,
-    or an NDArray and a Python number, it calls the registry operator's implementation
-    straight on the tensors (the hottest path of mx.nd); anything else (a subclass such as
-    a traced array, numpy scalars, an error to explain) goes through ``NDArray._binary``."""
+    """The method for ``x <op> y`` (``reflected``: ``y <op> x``). With a plain NDArray or a
+    Python number as ``y`` it calls the registry operator's implementation straight on the
+    tensors (the hottest path of mx.nd); anything else (a traced array, numpy scalars, an
+    error to explain) goes through ``NDArray._binary``."""
     array_fn, scalar_fn = registry.get(op_nd).fn, registry.get(op_scalar).fn
     kernel = getattr(array_fn, "same_dtype_kernel", array_fn)
 
     def method(self, other):
         cls = other.__class__
-        if self.__class__ is NDArray:
+        try:  # a traced array has no _t: it goes to its _binary
             if cls is NDArray and not reflected:
                 a, b = self._t, other._t
                 if (a.requires_grad or b.requires_grad) and not _STATE.recording:
                     a, b = a.detach(), b.detach()
-                try:
-                    return NDArray(kernel(a, b) if a.dtype is b.dtype else array_fn(a, b))
-                except Exception:  # pylint: disable=broad-except
-                    pass  # _binary raises MXNet's error
-            elif cls is float or cls is int:
+                return NDArray(kernel(a, b) if a.dtype is b.dtype else array_fn(a, b))
+            if cls is float or cls is int:
                 a = self._t
                 if a.requires_grad and not _STATE.recording:
                     a = a.detach()
                 return NDArray(scalar_fn(a, scalar=float(other)))
+        except Exception:  # pylint: disable=broad-except
+            pass  # _binary raises MXNet's error
         return self._binary(other, op_nd, op_scalar, reflected)
     method.__name__ = "__%s%s__" % ("r" if reflected else "", op_nd.split("_", 1)[1])
     return method
@@ -247,6 +246,14 @@ class NDArray:
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key):
+        if key.__class__ is slice and key.step is None:  # x[a:b]: a view, as torch and MXNet give
+            try:
+                t = self._t
+                if t.requires_grad and not _STATE.recording:
+                    t = t.detach()
+                return NDArray(t[key])
+            except Exception:  # pylint: disable=broad-except
+                pass  # a 0-d array, odd bounds: the general path explains it
         return _getitem(self, key)
 
     def __setitem__(self, key, value):
