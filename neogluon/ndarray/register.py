@@ -67,7 +67,9 @@ def _lookup(params):
 
 def _fill(hits, key, given):
     """Parse and lower a new attribute combination for ``_lookup`` and remember it."""
-    hit = hits.op.lowered({k: v for k, v in given if v is not _Null})
+    attrs, low, n = hit = hits.op.lowered({k: v for k, v in given if v is not _Null})
+    if low is None and not attrs:  # nothing to bind: the implementation is its own lowering
+        hit = attrs, hits.op.fn, n
     if len(hits) < 4096:
         hits[key] = hit
     return hit
