@@ -153,6 +153,7 @@ def _mark(var, grad_buf, grad_req, own_buffer):
     var._t = t
     var._grad = None if grad_req == "null" else grad_buf
     var._grad_req = grad_req
+    var._fresh_grad = False  # set when backward writes .grad; Trainer clears it
 
 
 def _grad_hook(var_ref, own_buffer):

@@ -216,8 +216,6 @@ class Traced(NDArray):
     __slots__ = ("_sym",)
 
     def __init__(self, sym):  # pylint: disable=super-init-not-called
-        self._grad = None
-        self._grad_req = "null"
         self._sym = sym
 
     @property

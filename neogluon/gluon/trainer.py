@@ -123,7 +123,7 @@ class Trainer:
 
     def _check_fresh(self, param, arrays):
         for data in arrays:
-            if not data._fresh_grad:  # pylint: disable=protected-access
+            if not getattr(data, '_fresh_grad', False):
                 raise UserWarning(
                     "Gradient of Parameter `%s` on context %s has not been updated by backward since last `step`. "
                     "This could mean a bug in your model that made it only use a subset of the Parameters (Blocks) "
@@ -144,7 +144,7 @@ class Trainer:
             if not ignore_stale_grad:
                 self._check_fresh(param, arrays)
             for (indices, grad_list, weights), arr, grad in zip(updates, arrays, grads):
-                if arr._fresh_grad or not ignore_stale_grad:  # pylint: disable=protected-access
+                if getattr(arr, '_fresh_grad', False) or not ignore_stale_grad:
                     indices.append(i)
                     grad_list.append(grad)
                     weights.append(arr)

@@ -115,7 +115,11 @@ def _fast_path(names, counts):
             pad + "if (%s) and not _STATE.recording:" % " or ".join("%s.requires_grad" % t for t in ts),
             pad + "    %s, = %s," % (", ".join(ts), ", ".join("%s.detach()" % t for t in ts)),
             pad + "r = low(%s) if low is not None else _op.fn(%s, **attrs)" % (", ".join(ts), ", ".join(ts)),
-            pad + "return _NDArray(r) if type(r) is _Tensor else [_NDArray(x) for x in r]",
+            pad + "if type(r) is not _Tensor:",
+            pad + "    return [_NDArray(x) for x in r]",
+            pad + "res = _new(_NDArray)  # NDArray(r) without the __init__ call",
+            pad + "res._t = r",
+            pad + "return res",
         ]
     lines += ["        except Exception:  # pylint: disable=broad-except",
               "            pass  # a non-NDArray input or an error: the checked invoke explains it"]
@@ -127,7 +131,7 @@ def make_function(op, fname, invoke, symbolic=False):
     src = _source(op, fname, symbolic)
     from .ndarray import NDArray, _STATE
     scope = {"_Null": _Null, "_op": op, "_invoke": invoke, "_NDArray": NDArray, "_STATE": _STATE,
-             "_Tensor": torch.Tensor, "_hits": _Hits(op), "_fill": _fill}
+             "_Tensor": torch.Tensor, "_hits": _Hits(op), "_fill": _fill, "_new": object.__new__}
     exec(compile(src, "<neogluon.%s>" % fname, "exec"), scope)  # pylint: disable=exec-used
     fn = scope[fname]
     fn.__doc__ = "%s\n\nParameters\n----------\n%s\n" % (op.doc.strip(), op.describe_params())
