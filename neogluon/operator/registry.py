@@ -24,7 +24,7 @@ import torch
 from ..base import MXNetError, _Null, np_dtype
 
 __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQUIRED",
-           "Operator", "register", "lowering", "get", "exists", "list_operators", "alias"]
+           "Operator", "register", "lowering", "shape_rule", "get", "exists", "list_operators", "alias"]
 
 
 class _Required:
@@ -224,7 +224,7 @@ class Operator:
         self._output_names = output_names
         self.infer_args = infer_args      # (attrs, in_shapes) -> in_shapes with unknowns filled
         self.infer_inputs = infer_inputs  # (attrs, in_shapes, out_shapes) -> in_shapes, from known outputs
-        self.infer_shape_fn = infer_shape  # (attrs, in_shapes) -> out_shapes, when meta tensors can't
+        self.infer_shape_fn = infer_shape  # (attrs, in_shapes) -> out_shapes, instead of a meta run
         self.infer_type_fn = infer_type
         self.mode_dependent = mode_dependent
         self.differentiable = differentiable
@@ -403,6 +403,16 @@ def lowering(name):
         op._lowered_cache.clear()
         op.lowered_noargs = None
         return factory
+    return deco
+
+
+def shape_rule(name):
+    """Decorator: register a forward shape rule for operator ``name``: ``(attrs, input
+    shapes) -> visible output shapes``, used by graph inference instead of running the
+    operator on meta tensors (see ``shapes.py``)."""
+    def deco(rule):
+        get(name).infer_shape_fn = rule
+        return rule
     return deco
 
 

@@ -1,7 +1,8 @@
 """Shape and dtype inference for symbols (``infer_shape``, ``infer_shape_partial``, ``infer_type``).
 
-Forward inference runs each operator's registry implementation on torch ``meta`` tensors
-(shapes and dtypes, no data, no cost) unless the operator declares ``infer_shape``.
+Forward inference applies the operator's shape rule (``operator/shapes.py``) when it has
+one and the case is covered, else runs its registry implementation on torch ``meta``
+tensors (shapes and dtypes, no data).
 Backward inference fills argument shapes from data shapes through each operator's
 ``infer_args`` (a FullyConnected's weight from its data), and the inputs of same-shape
 element-wise operators from each other. Unknown dimensions are 0, as in MXNet 1.x.
@@ -107,11 +108,11 @@ class _Graph:
             sizes = {u: base + 2 * k for k, u in enumerate(unknown)}
             probe = [tuple(sizes.get((i, d), n) for d, n in enumerate(s)) for i, s in enumerate(shapes)]
             try:
-                outs = _call(node, [torch.empty(s, dtype=torch_dtype(t), device="meta") for s, t in zip(probe, dtypes)])
+                outs = abstract_outputs(node, probe, dtypes)[0]
             except Exception:  # pylint: disable=broad-except
                 self.links[id(node)] = []
                 return
-            runs.append(([tuple(o.shape) for o in outs], {v: u for u, v in sizes.items()}))
+            runs.append((outs, {v: u for u, v in sizes.items()}))
         (first, probes), (second, _) = runs
         links = []
         for o, (a, b) in enumerate(zip(first, second)):
@@ -161,15 +162,7 @@ class _Graph:
         return [self.dtypes[k] for k in keys]
 
     def _forward(self, node, shapes, dtypes):
-        op, attrs = node.op, node.parsed
-        if op.infer_shape_fn is not None:
-            out_shapes = [tuple(s) for s in op.infer_shape_fn(attrs, shapes)]
-            out_dtypes = (op.infer_type_fn(attrs, dtypes) if op.infer_type_fn is not None
-                          else [dtypes[0] if dtypes else np.dtype(np.float32)] * len(out_shapes))
-        else:
-            outs = run_abstract(node, shapes, dtypes)
-            out_shapes = [tuple(o.shape) for o in outs]
-            out_dtypes = [np_dtype(o.dtype) for o in outs]
+        out_shapes, out_dtypes = abstract_outputs(node, shapes, dtypes)
         for i, (s, d) in enumerate(zip(out_shapes, out_dtypes)):
             key = (id(node), i)
             self.shapes[key] = _merge(self.shapes.get(key), s, "Error in operator %s: output %d" % (node.name, i))
@@ -190,6 +183,28 @@ class _Graph:
 
     def entry(self, node, index):
         return self.shapes.get((id(node), index)), self.dtypes.get((id(node), index))
+
+
+def abstract_outputs(node, shapes, dtypes):
+    """(output shapes, output dtypes) of an operator node for known input shapes: its shape
+    rule when it has one that covers the case and the other inputs have the shapes its
+    ``infer_args`` derives from the first (a layer's weight from its data), else a meta run
+    (which also explains errors)."""
+    op, attrs = node.op, node.parsed
+    rule = op.infer_shape_fn
+    if rule is not None:
+        try:
+            derived = (op.infer_args(attrs, [shapes[0]] + [None] * (len(shapes) - 1))
+                       if op.infer_args is not None and shapes else [None] * len(shapes))
+            if all(e is None or tuple(e) == tuple(s) for e, s in zip(derived[1:], shapes[1:])):
+                out_shapes = [tuple(int(d) for d in s) for s in rule(attrs, [tuple(s) for s in shapes])]
+                out_dtypes = (op.infer_type_fn(attrs, dtypes) if op.infer_type_fn is not None
+                              else [dtypes[0] if dtypes else np.dtype(np.float32)] * len(out_shapes))
+                return out_shapes, [np_dtype(d) for d in out_dtypes]
+        except Exception:  # pylint: disable=broad-except
+            pass  # a case the rule does not cover: the meta run decides, or explains the error
+    outs = run_abstract(node, shapes, dtypes)
+    return [tuple(o.shape) for o in outs], [np_dtype(o.dtype) for o in outs]
 
 
 def _call(node, tensors):
