@@ -88,13 +88,26 @@ def _update_moving(moving_mean, moving_var, mean, invstd, momentum, eps):
         moving_var.mul_(momentum).add_(var.to(moving_var.dtype), alpha=1 - momentum)
 
 
+def _update_in_backward(out, moving_mean, moving_var, mean, invstd, momentum, eps):
+    """Update the moving averages when backward reaches ``out``, as MXNet's BatchNorm does
+    in its backward pass: a train-mode forward that is not recorded, or whose graph is
+    never differentiated, leaves them unchanged."""
+    if not out.requires_grad:
+        return
+
+    def update(grad):
+        _update_moving(moving_mean, moving_var, mean, invstd, momentum, eps)
+        return grad
+    out.register_hook(update)
+
+
 def _batch_norm_channels_first(x, gamma, beta, moving_mean, moving_var, *, eps, momentum, batch_stats):
     """Normalise ``x`` (channels on axis 1); returns the output, the mean and the inverse std."""
     compute = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
     xc, g, b = x.to(compute), gamma.to(compute), beta.to(compute)
     if batch_stats:
         out, mean, invstd = torch.native_batch_norm(xc, g, b, None, None, True, 0.0, eps)
-        _update_moving(moving_mean, moving_var, mean.detach(), invstd.detach(), momentum, eps)
+        _update_in_backward(out, moving_mean, moving_var, mean.detach(), invstd.detach(), momentum, eps)
     else:
         mm, mv = moving_mean.to(compute), moving_var.to(compute)
         out = F.batch_norm(xc, mm, mv, g, b, False, 0.0, eps)
@@ -131,8 +144,9 @@ _BN_COMMON = dict(eps=Float(1e-3), momentum=Float(0.9), fix_gamma=Bool(True), us
           infer_args=_infer_from_axis("axis"), mode_dependent=True)
 def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps, momentum, fix_gamma, use_global_stats,
                output_mean_var, axis, cudnn_off, min_calib_range, max_calib_range, is_train):
-    """MXNet's BatchNorm along ``axis``: batch statistics in train mode (updating the moving
-    averages in place), moving statistics in predict mode or with ``use_global_stats``.
+    """MXNet's BatchNorm along ``axis``: batch statistics in train mode (the moving averages
+    are updated in place when backward passes through), moving statistics in predict mode or
+    with ``use_global_stats``.
     ``fix_gamma`` uses gamma = 1 with a zero gradient. The optional ``mean``/``var`` outputs
     are the statistics used, the second as MXNet's inverse standard deviation."""
     return _batch_norm("BatchNorm", data, gamma, beta, moving_mean, moving_var, eps=eps, momentum=momentum,
