@@ -14,7 +14,7 @@ import layer_cases as lc
 
 LAYERS = lc.case_names(is_loss=False)
 HYBRID_LAYERS = [n for n in LAYERS if lc.CASES[n]["hybridizable"] and "graph" in lc.CASES[n]]
-GRAPH_LAYERS = [n for n in HYBRID_LAYERS if n != "BatchNormReLU"]
+GRAPH_LAYERS = HYBRID_LAYERS
 
 
 @pytest.mark.parametrize("name", LAYERS)
@@ -38,10 +38,6 @@ def test_layer_symbolic_graph(name):
     assert lc.symbolic_nodes(name) == lc.CASES[name]["graph"]
 
 
-@pytest.mark.xfail(strict=True, reason="neogluon has no _contrib_BatchNormWithReLU operator; "
-                                       "BatchNormReLU traces to BatchNorm + relu")
-def test_batchnorm_relu_graph():
-    assert lc.symbolic_nodes("BatchNormReLU") == lc.CASES["BatchNormReLU"]["graph"]
 
 
 # ----------------------------------------------------------------------------- containers

@@ -266,3 +266,27 @@ def test_user_mistakes_raise_mxnet_error(call, words):
         call()
     for w in words:
         assert w in str(info.value)
+
+
+@pytest.mark.parametrize("output_mean_var", [False, True])
+def test_batchnorm_with_relu_is_relu_of_batchnorm(output_mean_var):
+    """MXNet 1.9.1's _contrib_BatchNormWithReLU gives exactly relu(BatchNorm(...)): outputs,
+    mean/var outputs, gradients and moving averages (checked in the side venv)."""
+    results = []
+    for fused in (True, False):
+        args = _bn_args()
+        args[1] = mx.nd.array([1.0, 2.0, 3.0])
+        for a in args[:3]:
+            a.attach_grad()
+        with mx.autograd.record():
+            if fused:
+                outs = mx.nd.contrib.BatchNormWithReLU(*args, fix_gamma=False, output_mean_var=output_mean_var)
+            else:
+                outs = mx.nd.BatchNorm(*args, fix_gamma=False, output_mean_var=output_mean_var)
+                outs = [mx.nd.relu(outs[0])] + list(outs[1:]) if output_mean_var else mx.nd.relu(outs)
+            head = outs[0] if output_mean_var else outs
+        head.backward()
+        results.append([o.asnumpy() for o in (outs if output_mean_var else [outs])] +
+                       [a.grad.asnumpy() for a in args[:3]] + [a.asnumpy() for a in args[3:]])
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)

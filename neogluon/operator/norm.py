@@ -154,6 +154,24 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps, momentum, fix
                        output_mean_var=output_mean_var, axis=axis, is_train=is_train)
 
 
+@register("_contrib_BatchNormWithReLU", inputs=("data", "gamma", "beta"), aux=("moving_mean", "moving_var"),
+          params=dict(_BN_COMMON, axis=Int(1), cudnn_off=Bool(False), min_calib_range=Float(None),
+                      max_calib_range=Float(None)),
+          num_outputs=3, num_visible_outputs=_visible, output_names=_mean_var_names("var"),
+          infer_args=_infer_from_axis("axis"), mode_dependent=True)
+def batch_norm_with_relu(data, gamma, beta, moving_mean, moving_var, *, eps, momentum, fix_gamma,
+                         use_global_stats, output_mean_var, axis, cudnn_off, min_calib_range, max_calib_range,
+                         is_train):
+    """MXNet's fused ``BatchNormWithReLU`` (Gluon's ``BatchNormReLU``): ``relu(BatchNorm(...))``,
+    with BatchNorm's mean/var outputs and moving-average updates."""
+    res = _batch_norm("_contrib_BatchNormWithReLU", data, gamma, beta, moving_mean, moving_var, eps=eps,
+                      momentum=momentum, fix_gamma=fix_gamma, use_global_stats=use_global_stats,
+                      output_mean_var=output_mean_var, axis=axis, is_train=is_train)
+    if not output_mean_var:
+        return torch.relu(res)
+    return (torch.relu(res[0]),) + tuple(res[1:])
+
+
 @register("_contrib_SyncBatchNorm", inputs=("data", "gamma", "beta"), aux=("moving_mean", "moving_var"),
           params=dict(_BN_COMMON, ndev=Int(1), key=Str()),
           num_outputs=3, num_visible_outputs=_visible, output_names=_mean_var_names("var"),

@@ -34,7 +34,7 @@ def _require(condition):
 _SAME_SHAPE = (sorted(elemwise._UNARY) + sorted(elemwise._SCALAR) +
                ["Activation", "LeakyReLU", "softmax", "log_softmax", "softmin", "clip", "BlockGrad", "_copy",
                 "Dropout", "smooth_l1", "hard_sigmoid", "SoftmaxOutput", "L2Normalization",
-                "BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm"])
+                "BatchNorm", "_contrib_BatchNormWithReLU", "LayerNorm", "InstanceNorm", "GroupNorm"])
 
 
 def _same(attrs, shapes):

@@ -187,12 +187,10 @@ class BatchNorm(_BatchNorm):
 
 
 class BatchNormReLU(_BatchNorm):
-    """Batch normalisation followed by ReLU (MXNet's fused ``BatchNormWithReLU``,
-    computed here as BatchNorm then ``relu``)."""
+    """Batch normalisation followed by ReLU (MXNet's fused ``_contrib_BatchNormWithReLU``)."""
 
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
-        out = super().hybrid_forward(F, x, gamma, beta, running_mean, running_var)
-        return F.relu(out)
+        return F.contrib.BatchNormWithReLU(x, gamma, beta, running_mean, running_var, name="fwd", **self._kwargs)
 
 
 class Embedding(HybridBlock):
