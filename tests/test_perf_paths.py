@@ -202,11 +202,13 @@ def test_write_gradient_is_handed_over_when_nothing_shares_the_buffer():
     computed (no copy); a DLPack export of the buffer makes it copy into the old memory."""
     x = mx.nd.ones((10, 10))
     x.attach_grad()
-    grad, first = x.grad, x.grad._t
-    with mx.autograd.record():
-        y = (x * 2.0).sum()
-    y.backward()
-    assert x.grad is grad and grad._t is not first
+    grad = x.grad
+    for _ in range(3):  # every backward, not only the first: nothing keeps the last one's memory
+        before = grad._t
+        with mx.autograd.record():
+            y = (x * 2.0).sum()
+        y.backward()
+        assert x.grad is grad and grad._t is not before
     np.testing.assert_array_equal(grad.asnumpy(), np.full((10, 10), 2.0, np.float32))
     exported = np.from_dlpack(grad)  # shares the buffer's memory
     held = grad._t
