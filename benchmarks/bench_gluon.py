@@ -7,14 +7,16 @@ For each network and batch size it times inference (predict mode) and one traini
 ``gluon.Trainer('sgd', {'learning_rate': 0.01}).step(1)``) for the block run
 imperatively, the block hybridized, and the same network written in raw torch (eager:
 ``zero_grad``, forward, loss, backward, ``torch.optim.SGD(lr=0.01).step()``, the same
-update), in interleaved rounds (best of N). The targets of
-issue 4: hybridized faster than imperative at every batch size, and within 1.2x of raw
+update), in interleaved rounds: times are the best of N, ratios the median over rounds of
+the ratio within a round (paired, so the drifts of a shared machine cancel). The targets
+of issue 4: hybridized faster than imperative at every batch size, and within 1.2x of raw
 torch. ``--mxnet PYTHON`` also runs the Gluon cases under real MXNet 1.9.1 in that
 interpreter (a side venv) and adds its columns.
 """
 import argparse
 import importlib
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -139,7 +141,7 @@ def run(lib, quick):
     """{(net, batch, step): {column: seconds}} for one library ('neogluon', 'mxnet')."""
     mx = importlib.import_module(lib)
     results = {}
-    rounds = 5 if quick else 20  # many short rounds: the best one is the least disturbed
+    rounds = 6 if quick else 30  # many short rounds: the best one is the least disturbed
     for name, batches in BATCHES.items():
         for batch in batches:
             number = max(2, (10 if quick else 20) // batch)
@@ -151,11 +153,19 @@ def run(lib, quick):
             for step in (0, 1):
                 key = "%s b%d %s" % (name, batch, ("infer", "train")[step])
                 res = {c: [] for c in cols}
-                for _ in range(rounds):  # interleaved, best of
-                    for c, fns in cols.items():
-                        res[c].append(best(fns[step], 1, number))
+                names = list(cols)
+                for r in range(rounds):  # interleaved: each round times every column once,
+                    for c in names[r % len(names):] + names[:r % len(names)]:  # in a rotating order
+                        res[c].append(best(cols[c][step], 1, number))
                 results[key] = {c: min(v) for c, v in res.items()}
+                results[key]["paired"] = {"%s/%s" % (a, b): statistics.median(x / y for x, y in zip(res[a], res[b]))
+                                          for a, b in PAIRS if a in res and b in res}
     return results
+
+
+# ratios reported as the median over rounds of the ratio within a round: the columns of a
+# round ran back to back, so a machine that drifts (a shared VM) cancels out of them
+PAIRS = (("hybridized", "imperative"), ("hybridized", "torch"))
 
 
 def main():
@@ -182,9 +192,9 @@ def main():
         head += " %12s %12s" % ("mx imp", "mx hyb")
     print(head)
     for key, r in results.items():
-        line = "%-20s %10.1fus %10.1fus %10.1fus %9.2f %9.2f" % (
+        line = "%-20s %10.1fus %10.1fus %10.1fus %9.3f %9.3f" % (
             key, r["imperative"] * 1e6, r["hybridized"] * 1e6, r["torch"] * 1e6,
-            r["hybridized"] / r["imperative"], r["hybridized"] / r["torch"])
+            r["paired"]["hybridized/imperative"], r["paired"]["hybridized/torch"])
         if key in ref:
             line += " %10.1fus %10.1fus" % (ref[key]["imperative"] * 1e6, ref[key]["hybridized"] * 1e6)
         print(line)

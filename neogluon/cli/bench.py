@@ -69,9 +69,12 @@ def format_table(rows):
     for bench, case, times in rows:
         cells = ["%10.1fus" % (times[c] * 1e6) if times.get(c) else "%12s" % "-" for c in COLUMNS]
         ours = times.get("hybridized") or times.get("imperative")
-        ratio_imp = "%7.2fx" % (times["hybridized"] / times["imperative"]) \
-            if times.get("hybridized") and times.get("imperative") else "%8s" % "-"
-        ratio_torch = "%7.2fx" % (ours / times["torch"]) if ours and times.get("torch") else "%8s" % "-"
+        paired = times.get("paired", {})  # medians of per-round ratios, where a bench gives them
+        hyb_imp = paired.get("hybridized/imperative") or (
+            times["hybridized"] / times["imperative"] if times.get("hybridized") and times.get("imperative") else None)
+        best_torch = paired.get("hybridized/torch") or (ours / times["torch"] if ours and times.get("torch") else None)
+        ratio_imp = "%7.2fx" % hyb_imp if hyb_imp else "%8s" % "-"
+        ratio_torch = "%7.2fx" % best_torch if best_torch else "%8s" % "-"
         lines.append("%-9s %-28s %s %s %s" % (bench, case[:28], " ".join(cells), ratio_imp, ratio_torch))
     return "\n".join(lines)
 
