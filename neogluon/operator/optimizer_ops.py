@@ -60,8 +60,8 @@ def sgd_coefficient(lr, rescale_grad, clip_gradient):
 def _sgd_step(weight, grad, lr, wd, rescale_grad, clip_gradient):
     """MXNet's SGD kernel, ``(1 - lr*wd)*weight - (lr*rescale_grad)*grad`` (or with
     ``lr*clip(rescale_grad*grad)``). The final multiply-subtract rounds once, as
-    torch.optim.SGD and MXNet's CUDA kernel (a fused multiply-add) do; MXNet's CPU kernel
-    rounds the product first, so the two may differ in the last bit."""
+    torch.optim.SGD does (one memory pass); MXNet 1.9.1's CPU kernel rounds the product
+    first, so the two may differ in the last bit."""
     coef, scaling = sgd_coefficient(lr, rescale_grad, clip_gradient)
     g = grad.to(weight.dtype) if scaling is None else _rescaled(grad, *scaling, weight.dtype)
     decayed = weight * (1.0 - lr * wd) if wd else weight
