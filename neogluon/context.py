@@ -27,8 +27,18 @@ class Context:
         self.device_type = device_type
         self.device_id = int(device_id)
         self._old = []
-        self.torch_device = (torch.device("cuda", self.device_id) if device_type == "gpu"
-                             else torch.device("cpu"))
+        self._torch_device = (torch.device("cuda", self.device_id) if device_type == "gpu"
+                              else torch.device("cpu"))
+
+    @property
+    def torch_device(self):
+        """The ``torch.device`` arrays of this context live on. A GPU the machine does not
+        have is an MXNetError on first use (creating the Context itself works, as in MXNet)."""
+        dev = self._torch_device
+        if dev.type == "cuda" and self.device_id >= num_gpus():
+            raise MXNetError("%s is not available: this machine has %d GPU(s) that torch can use "
+                             "(torch.cuda.is_available() is %s)" % (self, num_gpus(), torch.cuda.is_available()))
+        return dev
 
     @property
     def device_typeid(self):

@@ -89,3 +89,13 @@ def test_ctx_is_context_alias_and_as_in_context_copies_elsewhere():
     assert a.ctx == a.context == mx.cpu()
     assert a.as_in_context(mx.cpu()) is a
     assert a.copyto(mx.cpu()) is not a
+
+
+@pytest.mark.skipif(mx.num_gpus() > 0, reason="needs a machine without a GPU")
+def test_a_missing_gpu_is_an_mxnet_error_on_first_use():
+    ctx = mx.gpu(0)  # creating the context works, as in MXNet
+    assert str(ctx) == "gpu(0)"
+    for make in (lambda: mx.nd.ones((2, 2), ctx=ctx), lambda: mx.nd.array([1, 2], ctx=ctx),
+                 lambda: mx.nd.ones((2,)).as_in_context(ctx)):
+        with pytest.raises(mx.MXNetError, match=r"gpu\(0\) is not available"):
+            make()
