@@ -788,11 +788,11 @@ class HybridBlock(Block):
 
     def forward(self, x, *args):
         """Run ``hybrid_forward`` on NDArrays (or the cached graph once hybridized), or trace it on Symbols."""
-        if self._active and type(x) is NDArray:  # pylint: disable=unidiomatic-typecheck
-            if not args:
-                return self._call_cached_op(x)
-            if all(type(a) is NDArray and a._t.device == x._t.device for a in args):  # noqa: E721
+        if type(x) is NDArray and all(  # pylint: disable=unidiomatic-typecheck
+                type(a) is NDArray and a._t.device == x._t.device for a in args):  # noqa: E721
+            if self._active:  # the common cases first: arrays on one device
                 return self._call_cached_op(x, *args)
+            return self._forward_ndarray(x.context, x, args)
         if _cached.has_traced([x] + list(args)):
             out = self._trace(_cached.unwrap_traced([x] + list(args)))
             return _cached.wrap_traced(out)
@@ -812,14 +812,19 @@ class HybridBlock(Block):
                              "contexts. Find all contexts = {}".format(ctx_set))
             with first_ctx:
                 return self._call_cached_op(x, *args)
-        with first_ctx:
+        return self._forward_ndarray(first_ctx, x, args)
+
+    def _forward_ndarray(self, ctx, x, args):
+        """``hybrid_forward`` with ``F = mx.nd`` and the parameters' data on ``ctx`` (the
+        deferred ones initialised from the inputs' shapes first)."""
+        with ctx:
             try:
-                params = {k: v.data(first_ctx) for k, v in self._reg_params.items()}
+                params = {k: v.data(ctx) for k, v in self._reg_params.items()}
             except DeferredInitializationError:
                 self._deferred_infer_shape(x, *args)
                 for _, v in self.params.items():
                     v._finish_deferred_init()
-                params = {k: v.data(first_ctx) for k, v in self._reg_params.items()}
+                params = {k: v.data(ctx) for k, v in self._reg_params.items()}
             return self.hybrid_forward(ndarray, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):

@@ -59,6 +59,9 @@ def _arithmetic(op_nd, op_scalar, reflected=False):
     return method
 
 
+_CONTEXTS = {}  # torch.device -> the Context NDArray.context gives for it
+
+
 class NDArray:
     """An array on a device (``mx.nd.NDArray``).
 
@@ -96,9 +99,12 @@ class NDArray:
 
     @property
     def context(self):
-        """The device the array lives on (``cpu(0)``, ``gpu(i)``)."""
+        """The device the array lives on (``cpu(0)``, ``gpu(i)``), one Context per device."""
         dev = self._t.device
-        return Context("gpu", dev.index or 0) if dev.type == "cuda" else Context("cpu", 0)
+        ctx = _CONTEXTS.get(dev)
+        if ctx is None:
+            ctx = _CONTEXTS[dev] = Context("gpu", dev.index or 0) if dev.type == "cuda" else Context("cpu", 0)
+        return ctx
 
     ctx = context
 
