@@ -26,7 +26,6 @@ class Context:
             raise MXNetError("unknown device type %r; expected one of %s" % (device_type, sorted(self.devstr2type)))
         self.device_type = device_type
         self.device_id = int(device_id)
-        self._old = []
         self._torch_device = (torch.device("cuda", self.device_id) if device_type == "gpu"
                               else torch.device("cpu"))
 
@@ -57,12 +56,16 @@ class Context:
     __repr__ = __str__
 
     def __enter__(self):
-        self._old.append(current_context())
+        old = current_context()
+        stack = getattr(Context._default, "stack", None)
+        if stack is None:
+            stack = Context._default.stack = []
+        stack.append(old)  # per thread: one Context may be entered by several threads at once
         Context._default.value = self
         return self
 
     def __exit__(self, *exc):
-        Context._default.value = self._old.pop()
+        Context._default.value = Context._default.stack.pop()
 
     def empty_cache(self):
         if self.device_type == "gpu" and torch.cuda.is_available():

@@ -99,3 +99,24 @@ def test_a_missing_gpu_is_an_mxnet_error_on_first_use():
                  lambda: mx.nd.ones((2,)).as_in_context(ctx)):
         with pytest.raises(mx.MXNetError, match=r"gpu\(0\) is not available"):
             make()
+
+
+def test_one_context_entered_by_several_threads_restores_each_default():
+    import threading
+    ctx = mx.nd.ones((1,)).context  # one Context object per device, shared
+    assert ctx is mx.nd.zeros((2,)).context
+    barrier, seen = threading.Barrier(2), []
+
+    def work(inner):
+        with inner:
+            barrier.wait()
+            with ctx:
+                barrier.wait()
+            seen.append(mx.current_context() is inner)
+
+    threads = [threading.Thread(target=work, args=(mx.Context("cpu_pinned", i),)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == [True, True] and mx.current_context() == mx.cpu()
