@@ -141,7 +141,7 @@ def run(lib, quick):
     """{(net, batch, step): {column: seconds}} for one library ('neogluon', 'mxnet')."""
     mx = importlib.import_module(lib)
     results = {}
-    rounds = 6 if quick else 30  # many short rounds: the best one is the least disturbed
+    rounds = 6 if quick else 40  # many short rounds: the best one is the least disturbed
     for name, batches in BATCHES.items():
         for batch in batches:
             number = max(2, (10 if quick else 20) // batch)
