@@ -99,6 +99,22 @@ def test_rules_agree_with_meta_on_geometries(build, shapes, meta_only):
     assert ruled == _entries(sym, shapes, {})
 
 
+@pytest.mark.parametrize("build,dtype", [
+    (lambda x: mx.sym.Embedding(x, input_dim=10, output_dim=6, name="e"), "int32"),
+    (lambda x: mx.sym.softmax(x, dtype="float64"), "float32"),
+    (lambda x: mx.sym.softmax(x), "float16"),
+    (lambda x: mx.sym.sum(x, axis=1), "int32"),
+    (lambda x: mx.sym.broadcast_greater(x, x), "int64"),
+    (lambda x: mx.sym.BatchNorm(x, name="bn"), "float16"),
+])
+def test_rules_agree_with_meta_on_dtypes(build, dtype, meta_only):
+    sym = build(mx.sym.var("x"))
+    shapes, dtypes = {"x": (2, 3)}, {"x": np.dtype(dtype)}
+    ruled = _entries(sym, shapes, dtypes)
+    meta_only()
+    assert ruled == _entries(sym, shapes, dtypes)
+
+
 def test_errors_still_come_from_the_checked_operator():
     x = mx.sym.var("x")
     fc = mx.sym.FullyConnected(x, num_hidden=5, name="fc")

@@ -169,20 +169,23 @@ class _Graph:
             self.dtypes[key] = np_dtype(d)
 
     def _forward_dtypes(self, node, dtypes):
-        """Output dtypes without shapes: the operator's rule, else its first input's dtype."""
-        op = node.op
+        """Output dtypes without shapes (see ``_out_dtypes``)."""
         if (id(node), 0) in self.dtypes:
             return
-        if op.infer_type_fn is not None:
-            outs = op.infer_type_fn(node.parsed, dtypes)
-        else:
-            dt = node.parsed.get("dtype") if isinstance(node.parsed.get("dtype"), str) else None
-            outs = [np_dtype(dt) if dt else (dtypes[0] if dtypes else np.dtype(np.float32))] * node.num_visible_outputs()
-        for i, d in enumerate(outs):
-            self.dtypes[(id(node), i)] = np_dtype(d)
+        for i, d in enumerate(_out_dtypes(node, dtypes, node.num_visible_outputs())):
+            self.dtypes[(id(node), i)] = d
 
     def entry(self, node, index):
         return self.shapes.get((id(node), index)), self.dtypes.get((id(node), index))
+
+
+def _out_dtypes(node, dtypes, count):
+    """Output dtypes from input dtypes alone: the operator's ``infer_type``, else its
+    ``dtype`` attribute when set (Embedding, softmax), else its first input's dtype."""
+    if node.op.infer_type_fn is not None:
+        return [np_dtype(d) for d in node.op.infer_type_fn(node.parsed, dtypes)]
+    dt = node.parsed.get("dtype") if isinstance(node.parsed.get("dtype"), str) else None
+    return [np_dtype(dt) if dt else (dtypes[0] if dtypes else np.dtype(np.float32))] * count
 
 
 def abstract_outputs(node, shapes, dtypes):
@@ -198,9 +201,7 @@ def abstract_outputs(node, shapes, dtypes):
                        if op.infer_args is not None and shapes else [None] * len(shapes))
             if all(e is None or tuple(e) == tuple(s) for e, s in zip(derived[1:], shapes[1:])):
                 out_shapes = [tuple(int(d) for d in s) for s in rule(attrs, [tuple(s) for s in shapes])]
-                out_dtypes = (op.infer_type_fn(attrs, dtypes) if op.infer_type_fn is not None
-                              else [dtypes[0] if dtypes else np.dtype(np.float32)] * len(out_shapes))
-                return out_shapes, [np_dtype(d) for d in out_dtypes]
+                return out_shapes, _out_dtypes(node, dtypes, len(out_shapes))
         except Exception:  # pylint: disable=broad-except
             pass  # a case the rule does not cover: the meta run decides, or explains the error
     outs = run_abstract(node, shapes, dtypes)
