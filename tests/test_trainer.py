@@ -97,3 +97,24 @@ def test_save_and_load_states(tmp_path):
         tr.step(5)
     np.testing.assert_allclose(w2.data().asnumpy(), w.data().asnumpy(), rtol=1e-6)
     np.testing.assert_allclose(b2.data().asnumpy(), b.data().asnumpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("kvstore", ["device", "local", None])
+def test_local_kvstores_train_in_process(kvstore):
+    net = gluon.nn.Dense(2, in_units=3)
+    net.initialize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}, kvstore=kvstore)
+    before = net.weight.data().asnumpy()
+    with mx.autograd.record():
+        loss = net(mx.nd.ones((1, 3))).sum()
+    loss.backward()
+    trainer.step(1)
+    assert not np.array_equal(before, net.weight.data().asnumpy())
+
+
+@pytest.mark.parametrize("kvstore", ["dist_sync", "dist_async", "dist_device_sync", "horovod"])
+def test_distributed_kvstores_are_refused_not_ignored(kvstore):
+    net = gluon.nn.Dense(2)
+    net.initialize()
+    with pytest.raises(mx.MXNetError, match=kvstore):
+        gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}, kvstore=kvstore)

@@ -7,11 +7,14 @@ several devices, nothing for one), and updates every parameter whose ``grad_req`
 backward pass wrote since the last step is stale: ``step`` raises MXNet's UserWarning
 unless ``ignore_stale_grad=True``, which skips such parameters.
 
-neogluon has no distributed KVStore: ``kvstore`` and ``compression_params`` are accepted
-for compatibility and updates always happen locally (``update_on_kvstore=True`` is
-refused, as MXNet refuses it where its KVStore cannot run the optimizer).
+neogluon has no distributed KVStore: the local ``kvstore`` types and ``compression_params``
+are accepted for compatibility and updates always happen locally; a distributed
+``kvstore`` ('dist_sync', ...) is an MXNetError rather than silently local training, and
+``update_on_kvstore=True`` is refused, as MXNet refuses it where its KVStore cannot run
+the optimizer.
 """
 from .. import optimizer as opt
+from ..base import MXNetError
 from .parameter import Parameter, ParameterDict
 
 __all__ = ["Trainer"]
@@ -41,6 +44,9 @@ class Trainer:
         if update_on_kvstore:
             raise ValueError("Please set update_on_kvstore=False when training with neogluon: it has no "
                              "KVStore that runs the optimizer")
+        if isinstance(kvstore, str) and kvstore.startswith(("dist", "horovod", "byteps")):
+            raise MXNetError("Trainer: kvstore=%r needs MXNet's distributed KVStore, which neogluon does not have; "
+                             "train in one process with kvstore='device' or 'local'" % kvstore)
         self._compression_params = compression_params
         self._kvstore_params = {'kvstore': kvstore, 'update_on_kvstore': update_on_kvstore}
         self._kvstore = None
