@@ -426,10 +426,13 @@ def test_optimize_for_backends():
         net.optimize_for(x)
     with pytest.raises(MXNetError, match="backend 'nope' is not registered"):
         net.optimize_for(x, backend="nope")
-    net.optimize_for(x, backend="default")
-    assert net._cached_op is not None
-    np.testing.assert_allclose(net(x).asnumpy(), nd.dot(x, net.weight.data(), transpose_b=True).asnumpy()
-                               + net.bias.data().asnumpy())
+    expected = nd.dot(x, net.weight.data(), transpose_b=True).asnumpy() + net.bias.data().asnumpy()
+    for backend in ("default", "MKLDNN", "ONEDNN"):  # MXNet 1.9.1's CPU backend names run the plain graph
+        net.optimize_for(x, backend=backend)
+        assert net._cached_op is not None
+        np.testing.assert_allclose(net(x).asnumpy(), expected, rtol=1e-6)
+    net.hybridize(backend="MKLDNN", static_alloc=True)
+    np.testing.assert_allclose(net(x).asnumpy(), expected, rtol=1e-6)
 
 
 def test_cast_clears_cache():
