@@ -101,6 +101,7 @@ def test_rules_agree_with_meta_on_geometries(build, shapes, meta_only):
 
 @pytest.mark.parametrize("build,dtype", [
     (lambda x: mx.sym.Embedding(x, input_dim=10, output_dim=6, name="e"), "int32"),
+    (lambda x: mx.sym.Embedding(x, input_dim=10, output_dim=6, dtype="float16", name="e"), "float32"),
     (lambda x: mx.sym.softmax(x, dtype="float64"), "float32"),
     (lambda x: mx.sym.softmax(x), "float16"),
     (lambda x: mx.sym.sum(x, axis=1), "int32"),
@@ -153,3 +154,11 @@ def test_a_weight_that_disagrees_with_the_data_is_an_error():
     bn = mx.sym.BatchNorm(x, name="bn")
     with pytest.raises(mx.MXNetError, match="bn"):
         bn.infer_shape(x=(2, 3, 4), bn_gamma=(4,))
+
+
+def test_embedding_weight_takes_the_dtype_attribute():
+    """As MXNet 1.9.1's infer_type (side venv): the weight and the output are ``dtype``."""
+    emb = mx.sym.Embedding(mx.sym.var("x"), input_dim=10, output_dim=6, dtype="float16", name="e")
+    assert emb.infer_type(x="float32") == ([np.float32, np.float16], [np.float16], [])
+    emb = mx.sym.Embedding(mx.sym.var("x"), input_dim=10, output_dim=6, name="e")
+    assert emb.infer_type(x="int32") == ([np.int32, np.float32], [np.float32], [])

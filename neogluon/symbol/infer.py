@@ -87,7 +87,7 @@ class _Graph:
         before = [(self.shapes.get(k), self.dtypes.get(k)) for k in watched]
         self._backward(node, keys)
         self._unlink(node, keys)
-        dtypes = self._fill_dtypes(keys)
+        dtypes = self._fill_dtypes(node, keys)
         shapes = [self.shapes.get(k) for k in keys]
         if all(known(s) for s in shapes):
             self._forward(node, shapes, dtypes)
@@ -152,13 +152,17 @@ class _Graph:
             what = "Error in operator %s: input %s" % (node.name, names[i] if i < len(names) else i)
             self.shapes[k] = _merge(self.shapes.get(k), s, what)
 
-    def _fill_dtypes(self, keys):
-        """Unknown input dtypes take the first known floating input dtype (else float32)."""
+    def _fill_dtypes(self, node, keys):
+        """Unknown input dtypes take the first known floating input dtype (else float32);
+        a ``weight`` takes the operator's ``dtype`` attribute when it has one (Embedding)."""
         dtypes = [self.dtypes.get(k) for k in keys]
         ref = next((d for d in dtypes if d is not None and d.kind == "f"), np.dtype(np.float32))
-        for k, d in zip(keys, dtypes):
+        attr = node.parsed.get("dtype")
+        names = node.op.input_names(node.parsed)
+        for i, (k, d) in enumerate(zip(keys, dtypes)):
             if d is None:
-                self.dtypes[k] = ref
+                own = isinstance(attr, str) and i < len(names) and names[i] == "weight"
+                self.dtypes[k] = np_dtype(attr) if own else ref
         return [self.dtypes[k] for k in keys]
 
     def _forward(self, node, shapes, dtypes):
