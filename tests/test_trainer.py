@@ -118,3 +118,32 @@ def test_distributed_kvstores_are_refused_not_ignored(kvstore):
     net.initialize()
     with pytest.raises(mx.MXNetError, match=kvstore):
         gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}, kvstore=kvstore)
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_residual_cnn_training_matches_mxnet(hybridize):
+    """Five momentum-SGD steps of a residual CNN with BatchNorm from MXNet's initial weights
+    give MXNet 1.9.1's losses, weights and moving averages (tools/make_extra_fixtures_train.py)."""
+    import residual_net
+    case = json.load(open(os.path.join(FIX, "residual.json")))
+    data = np.load(os.path.join(FIX, "residual.npz"))
+    net = residual_net.build(mx)
+    net.initialize()
+    x, y = mx.nd.array(data["x"]), mx.nd.array(data["y"])
+    net(x)
+    params = net.collect_params()
+    assert sorted(params.keys()) == sorted(k[len("init/"):] for k in data.files if k.startswith("init/"))
+    for name, p in params.items():
+        p.set_data(mx.nd.array(data["init/" + name]))
+    if hybridize:
+        net.hybridize()
+    trainer = gluon.Trainer(params, *case["optimizer"])
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    for expected in case["losses"]:
+        with mx.autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(x.shape[0])
+        assert loss.mean().asscalar() == pytest.approx(expected, rel=1e-5)
+    for name, p in params.items():
+        np.testing.assert_allclose(p.data().asnumpy(), data["final/" + name], rtol=1e-4, atol=1e-5, err_msg=name)

@@ -1,12 +1,14 @@
 """Record MXNet 1.9.1's optimizer operators, optimizer trajectories, learning-rate
 schedules, metrics and Trainer steps for tests/test_{optimizer,lr_scheduler,metric,trainer}.py.
 
-Run with the side venv:  /tmp/mxref/bin/python tools/make_extra_fixtures_train.py
-Writes tests/fixtures/extra/train/{ops,optimizers,metrics,trainer}.{json,npz} and schedulers.json.
+Run with the side venv:  /tmp/mxref/bin/python tools/make_extra_fixtures_train.py [NAME ...]
+Writes tests/fixtures/extra/train/{ops,optimizers,metrics,trainer,residual}.{json,npz} and
+schedulers.json (with NAMEs, only those files).
 """
 import json
 import os
 import pickle
+import sys
 
 import numpy as np
 import mxnet as mx
@@ -359,15 +361,53 @@ def make_trainer():
     return cases, arrays
 
 
+RESIDUAL_OPTIMIZER = ("sgd", {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-4})
+
+
+def make_residual():
+    """Five hybridized training steps of tests/residual_net.py (BatchNorm's moving averages,
+    momentum SGD with weight decay), from MXNet's own Xavier initialisation."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+    import residual_net  # pylint: disable=import-outside-toplevel
+    rng = np.random.default_rng(5)
+    x = rng.random((4, 3, 16, 16)).astype(np.float32)
+    y = rng.integers(0, 10, 4).astype(np.float32)
+    mx.random.seed(7)
+    net = residual_net.build(mx)
+    net.initialize(mx.init.Xavier())
+    net(mx.nd.array(x))
+    arrays = {"x": x, "y": y}
+    arrays.update({"init/" + k: v.data().asnumpy() for k, v in net.collect_params().items()})
+    net.hybridize()
+    trainer = mx.gluon.Trainer(net.collect_params(), *RESIDUAL_OPTIMIZER)
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    losses = []
+    for _ in range(5):
+        with mx.autograd.record():
+            loss = loss_fn(net(mx.nd.array(x)), mx.nd.array(y))
+        loss.backward()
+        trainer.step(x.shape[0])
+        losses.append(float(loss.mean().asscalar()))
+    arrays.update({"final/" + k: v.data().asnumpy() for k, v in net.collect_params().items()})
+    return dict(optimizer=RESIDUAL_OPTIMIZER, losses=losses), arrays
+
+
+MAKERS = dict(ops=make_ops, optimizers=make_optimizers, metrics=make_metrics, trainer=make_trainer,
+              residual=make_residual)
+
+
 def main():
+    """Write every file, or only those named on the command line (e.g. ``residual``)."""
     os.makedirs(OUT, exist_ok=True)
-    for name, (cases, arrays) in dict(ops=make_ops(), optimizers=make_optimizers(), metrics=make_metrics(),
-                                      trainer=make_trainer()).items():
+    names = sys.argv[1:] or list(MAKERS)
+    for name in names:
+        cases, arrays = MAKERS[name]()
         np.savez(os.path.join(OUT, name + ".npz"), **arrays)
         with open(os.path.join(OUT, name + ".json"), "w") as f:
             json.dump(cases, f, indent=1)
-    with open(os.path.join(OUT, "schedulers.json"), "w") as f:
-        json.dump(make_schedulers(), f, indent=1)
+    if not sys.argv[1:]:
+        with open(os.path.join(OUT, "schedulers.json"), "w") as f:
+            json.dump(make_schedulers(), f, indent=1)
     print("wrote", sorted(os.listdir(OUT)))
 
 
