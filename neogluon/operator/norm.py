@@ -137,11 +137,15 @@ _BN_COMMON = dict(eps=Float(1e-3), momentum=Float(0.9), fix_gamma=Bool(True), us
                   output_mean_var=Bool(False))
 
 
-@register("BatchNorm", inputs=("data", "gamma", "beta"), aux=("moving_mean", "moving_var"),
-          params=dict(_BN_COMMON, axis=Int(1), cudnn_off=Bool(False), min_calib_range=Float(None),
-                      max_calib_range=Float(None)),
-          num_outputs=3, num_visible_outputs=_visible, output_names=_mean_var_names("var"),
-          infer_args=_infer_from_axis("axis"), mode_dependent=True)
+# BatchNorm's schema, which MXNet's fused BatchNormWithReLU shares
+_BATCH_NORM = dict(inputs=("data", "gamma", "beta"), aux=("moving_mean", "moving_var"),
+                   params=dict(_BN_COMMON, axis=Int(1), cudnn_off=Bool(False), min_calib_range=Float(None),
+                               max_calib_range=Float(None)),
+                   num_outputs=3, num_visible_outputs=_visible, output_names=_mean_var_names("var"),
+                   infer_args=_infer_from_axis("axis"), mode_dependent=True)
+
+
+@register("BatchNorm", **_BATCH_NORM)
 def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps, momentum, fix_gamma, use_global_stats,
                output_mean_var, axis, cudnn_off, min_calib_range, max_calib_range, is_train):
     """MXNet's BatchNorm along ``axis``: batch statistics in train mode (the moving averages
@@ -154,11 +158,7 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps, momentum, fix
                        output_mean_var=output_mean_var, axis=axis, is_train=is_train)
 
 
-@register("_contrib_BatchNormWithReLU", inputs=("data", "gamma", "beta"), aux=("moving_mean", "moving_var"),
-          params=dict(_BN_COMMON, axis=Int(1), cudnn_off=Bool(False), min_calib_range=Float(None),
-                      max_calib_range=Float(None)),
-          num_outputs=3, num_visible_outputs=_visible, output_names=_mean_var_names("var"),
-          infer_args=_infer_from_axis("axis"), mode_dependent=True)
+@register("_contrib_BatchNormWithReLU", **_BATCH_NORM)
 def batch_norm_with_relu(data, gamma, beta, moving_mean, moving_var, *, eps, momentum, fix_gamma,
                          use_global_stats, output_mean_var, axis, cudnn_off, min_calib_range, max_calib_range,
                          is_train):

@@ -233,8 +233,6 @@ class Operator:
         self.doc = doc if doc is not None else (fn.__doc__ or "")
         self.lowering = None              # attrs -> function of tensors, see lower()
         self._cache = {}
-        self._lowered_cache = {}
-        self.lowered_noargs = None        # lowered({}), once computed: a call without keywords
         self._defaults = {k: p.default for k, p in self.params.items() if not p.required}
         # fast paths for imperative calls: the attributes of a call with no keywords (None
         # when some attribute is required) and the input count when it never varies
@@ -325,22 +323,10 @@ class Operator:
 
     def lowered(self, kwargs):
         """(parsed attributes, lowered function or None, number of inputs) for a call's
-        keywords, cached like parse_attrs: what mx.nd's generated functions run on their
-        fast path."""
-        try:
-            key = tuple(kwargs.items())
-            hit = self._lowered_cache.get(key)
-            if hit is not None:
-                return hit
-        except TypeError:
-            key = None
+        keywords: what mx.nd's generated functions run on their fast path (they keep it,
+        by their attribute arguments)."""
         attrs = self.parse_attrs(kwargs)
-        hit = (attrs, self.lower(attrs), len(self.input_names(attrs)))
-        if key is not None and len(self._lowered_cache) < 4096:
-            self._lowered_cache[key] = hit
-        if key == ():
-            self.lowered_noargs = hit
-        return hit
+        return attrs, self.lower(attrs), len(self.input_names(attrs))
 
     def format_attrs(self, attrs):
         """Attribute strings as MXNet writes them into JSON, for the given (non-default) values."""
@@ -398,10 +384,7 @@ def lowering(name):
     The decorated factory takes the parsed attributes as keywords and returns a function
     of the input tensors, or None to keep the generic implementation for those attributes."""
     def deco(factory):
-        op = get(name)
-        op.lowering = factory
-        op._lowered_cache.clear()
-        op.lowered_noargs = None
+        get(name).lowering = factory
         return factory
     return deco
 
