@@ -120,30 +120,32 @@ def test_distributed_kvstores_are_refused_not_ignored(kvstore):
         gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}, kvstore=kvstore)
 
 
-@pytest.mark.parametrize("hybridize", [False, True])
-def test_residual_cnn_training_matches_mxnet(hybridize):
-    """Five momentum-SGD steps of a residual CNN with BatchNorm from MXNet's initial weights
-    give MXNet 1.9.1's losses, weights and moving averages (tools/make_extra_fixtures_train.py)."""
-    import residual_net
-    case = json.load(open(os.path.join(FIX, "residual.json")))
-    data = np.load(os.path.join(FIX, "residual.npz"))
-    net = residual_net.build(mx)
+NETS = json.load(open(os.path.join(FIX, "nets.json")))
+NET_DATA = np.load(os.path.join(FIX, "nets.npz"))
+
+
+@pytest.mark.parametrize("hybridize", [False, True], ids=["imperative", "hybridized"])
+@pytest.mark.parametrize("name", sorted(NETS))
+def test_network_training_matches_mxnet(name, hybridize):
+    """Five training steps from MXNet's initial weights give MXNet 1.9.1's losses, weights
+    and moving averages (tools/make_extra_fixtures_train.py): a residual CNN with BatchNorm
+    under momentum SGD with weight decay, and an LSTM language model under Adam with
+    clip_global_norm."""
+    import train_nets
+    case = NETS[name]
+    net = getattr(train_nets, name)(mx)
     net.initialize()
-    x, y = mx.nd.array(data["x"]), mx.nd.array(data["y"])
+    x, y = mx.nd.array(NET_DATA[name + "/x"]), mx.nd.array(NET_DATA[name + "/y"])
     net(x)
     params = net.collect_params()
-    assert sorted(params.keys()) == sorted(k[len("init/"):] for k in data.files if k.startswith("init/"))
-    for name, p in params.items():
-        p.set_data(mx.nd.array(data["init/" + name]))
+    init = name + "/init/"
+    assert sorted(params.keys()) == sorted(k[len(init):] for k in NET_DATA.files if k.startswith(init))
+    for key, p in params.items():
+        p.set_data(mx.nd.array(NET_DATA[init + key]))
     if hybridize:
         net.hybridize()
-    trainer = gluon.Trainer(params, *case["optimizer"])
-    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-    for expected in case["losses"]:
-        with mx.autograd.record():
-            loss = loss_fn(net(x), y)
-        loss.backward()
-        trainer.step(x.shape[0])
-        assert loss.mean().asscalar() == pytest.approx(expected, rel=1e-5)
-    for name, p in params.items():
-        np.testing.assert_allclose(p.data().asnumpy(), data["final/" + name], rtol=1e-4, atol=1e-5, err_msg=name)
+    losses = train_nets.train(mx, net, x, y, case["optimizer"], case["clip"], case["batch_axis"])
+    assert losses == pytest.approx(case["losses"], rel=1e-5)
+    for key, p in params.items():
+        np.testing.assert_allclose(p.data().asnumpy(), NET_DATA[name + "/final/" + key], rtol=1e-4, atol=1e-5,
+                                   err_msg=key)

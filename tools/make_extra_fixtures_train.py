@@ -2,7 +2,7 @@
 schedules, metrics and Trainer steps for tests/test_{optimizer,lr_scheduler,metric,trainer}.py.
 
 Run with the side venv:  /tmp/mxref/bin/python tools/make_extra_fixtures_train.py [NAME ...]
-Writes tests/fixtures/extra/train/{ops,optimizers,metrics,trainer,residual}.{json,npz} and
+Writes tests/fixtures/extra/train/{ops,optimizers,metrics,trainer,nets}.{json,npz} and
 schedulers.json (with NAMEs, only those files).
 """
 import json
@@ -361,43 +361,47 @@ def make_trainer():
     return cases, arrays
 
 
-RESIDUAL_OPTIMIZER = ("sgd", {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-4})
+# five hybridized training steps of each network of tests/train_nets.py, from MXNet's own
+# Xavier initialisation: optimizer, global-norm clipping (or None), batch axis, input, labels
+NETS = {
+    "residual_cnn": dict(optimizer=("sgd", {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-4}), clip=None,
+                         batch_axis=0, x=lambda rng: rng.random((4, 3, 16, 16)), y=lambda rng: rng.integers(0, 10, 4)),
+    "lstm_lm": dict(optimizer=("adam", {"learning_rate": 0.01}), clip=1.0, batch_axis=1,
+                    x=lambda rng: rng.integers(0, 20, (6, 4)), y=lambda rng: rng.integers(0, 20, (6, 4))),
+}
 
 
-def make_residual():
-    """Five hybridized training steps of tests/residual_net.py (BatchNorm's moving averages,
-    momentum SGD with weight decay), from MXNet's own Xavier initialisation."""
+def make_nets():
+    """For each network: inputs, initial and final parameters, and the loss of each step
+    (BatchNorm's moving averages, momentum SGD with weight decay; a fused LSTM with Adam
+    and clip_global_norm)."""
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-    import residual_net  # pylint: disable=import-outside-toplevel
-    rng = np.random.default_rng(5)
-    x = rng.random((4, 3, 16, 16)).astype(np.float32)
-    y = rng.integers(0, 10, 4).astype(np.float32)
-    mx.random.seed(7)
-    net = residual_net.build(mx)
-    net.initialize(mx.init.Xavier())
-    net(mx.nd.array(x))
-    arrays = {"x": x, "y": y}
-    arrays.update({"init/" + k: v.data().asnumpy() for k, v in net.collect_params().items()})
-    net.hybridize()
-    trainer = mx.gluon.Trainer(net.collect_params(), *RESIDUAL_OPTIMIZER)
-    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
-    losses = []
-    for _ in range(5):
-        with mx.autograd.record():
-            loss = loss_fn(net(mx.nd.array(x)), mx.nd.array(y))
-        loss.backward()
-        trainer.step(x.shape[0])
-        losses.append(float(loss.mean().asscalar()))
-    arrays.update({"final/" + k: v.data().asnumpy() for k, v in net.collect_params().items()})
-    return dict(optimizer=RESIDUAL_OPTIMIZER, losses=losses), arrays
+    import train_nets  # pylint: disable=import-outside-toplevel
+    cases, arrays = {}, {}
+    for name, spec in NETS.items():
+        rng = np.random.default_rng(5)
+        x, y = spec["x"](rng).astype(np.float32), spec["y"](rng).astype(np.float32)
+        mx.random.seed(7)
+        net = getattr(train_nets, name)(mx)
+        net.initialize(mx.init.Xavier())
+        net(mx.nd.array(x))
+        arrays.update({name + "/x": x, name + "/y": y})
+        arrays.update({name + "/init/" + k: v.data().asnumpy() for k, v in net.collect_params().items()})
+        net.hybridize()
+        losses = train_nets.train(mx, net, mx.nd.array(x), mx.nd.array(y), spec["optimizer"], spec["clip"],
+                                  spec["batch_axis"])
+        arrays.update({name + "/final/" + k: v.data().asnumpy() for k, v in net.collect_params().items()})
+        cases[name] = dict(optimizer=spec["optimizer"], clip=spec["clip"], batch_axis=spec["batch_axis"],
+                           losses=losses)
+    return cases, arrays
 
 
 MAKERS = dict(ops=make_ops, optimizers=make_optimizers, metrics=make_metrics, trainer=make_trainer,
-              residual=make_residual)
+              nets=make_nets)
 
 
 def main():
-    """Write every file, or only those named on the command line (e.g. ``residual``)."""
+    """Write every file, or only those named on the command line (e.g. ``nets``)."""
     os.makedirs(OUT, exist_ok=True)
     names = sys.argv[1:] or list(MAKERS)
     for name in names:
