@@ -323,3 +323,32 @@ def test_reshape_and_slice_fast_paths():
         scalar[0:1]  # pylint: disable=pointless-statement
     x.attach_grad()
     assert not x[0:1]._t.requires_grad and not x.reshape((0, -1))._t.requires_grad
+
+
+@pytest.mark.parametrize("key", [0, 2, -1, -3, np.int64(1), np.int32(-2), np.uint8(2)])
+def test_integer_index_fast_path(key):
+    """x[i] with a Python or numpy integer: the general path's result (a view; shape (1,)
+    for an element of a 1-d array, as MXNet 1.x), without its cost."""
+    from neogluon.ndarray.indexing import getitem
+    data = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for arr in (mx.nd.array(data), mx.nd.array(data[:, 0])):
+        fast, slow = arr[key], getitem(arr, key)
+        assert fast.shape == slow.shape and (fast.shape == (1,) if arr.ndim == 1 else fast.ndim == 1)
+        np.testing.assert_array_equal(fast.asnumpy(), slow.asnumpy())
+        fast[:] = -1  # a view: writes reach the array
+        assert (arr.asnumpy() == -1).sum() == fast.size
+
+
+def test_integer_index_errors_and_recording():
+    v = mx.nd.array([1.0, 2.0, 3.0])
+    for key in (3, -4, np.int64(3), True):
+        with pytest.raises(IndexError):
+            v[key]  # pylint: disable=pointless-statement
+    with pytest.raises(IndexError):
+        mx.nd.array(3.0)[0]  # pylint: disable=pointless-statement
+    v.attach_grad()
+    assert not v[1]._t.requires_grad
+    with mx.autograd.record():
+        y = (v[1] * 2).sum()
+    y.backward()
+    np.testing.assert_array_equal(v.grad.asnumpy(), [0, 2, 0])

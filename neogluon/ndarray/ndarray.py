@@ -10,6 +10,7 @@ numbers raise TypeError, and operators are recorded for autograd only inside
 import threading
 import warnings
 
+import numpy as np
 import torch
 import torch.utils.dlpack
 
@@ -60,6 +61,8 @@ def _arithmetic(op_nd, op_scalar, reflected=False):
 
 
 _CONTEXTS = {}  # torch.device -> the Context NDArray.context gives for it
+# index types of x[i]'s fast path: Python's int and numpy's (samplers yield numpy.int64)
+_INT_KEYS = frozenset([int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8])
 
 
 class NDArray:
@@ -263,16 +266,22 @@ class NDArray:
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key):
-        if key.__class__ is slice and key.step is None:  # x[a:b]: a view, as torch and MXNet give
+        cls = key.__class__
+        if (cls is slice and key.step is None) or cls in _INT_KEYS:  # x[a:b], x[i]: views, as torch and MXNet give
             try:
                 t = self._t
                 if t.requires_grad and not _STATE.recording:
                     t = t.detach()
+                if cls is not slice and t.dim() == 1:  # MXNet gives shape (1,) for an element of a 1-d array
+                    i = key + t.shape[0] if key < 0 else key
+                    if not 0 <= i < t.shape[0]:
+                        raise IndexError(key)  # the general path words the error
+                    key = slice(i, i + 1)
                 res = _new(NDArray)
                 res._t = t[key]
                 return res
             except Exception:  # pylint: disable=broad-except
-                pass  # a 0-d array, odd bounds: the general path explains it
+                pass  # a 0-d array, an index out of bounds: the general path explains it
         return _getitem(self, key)
 
     def __setitem__(self, key, value):
