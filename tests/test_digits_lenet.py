@@ -7,7 +7,7 @@ import neogluon as mx
 from neogluon import autograd, gluon
 
 sklearn = pytest.importorskip("sklearn")
-from neogluon.cli.demo import build_lenet  # noqa: E402  (the tutorial's Net, with its hand-made dot)
+from neogluon.cli.lenet import build_lenet  # noqa: E402  (the tutorial's Net, with its hand-made dot)
 from neogluon.cli.digits import load_digits_28  # noqa: E402
 
 

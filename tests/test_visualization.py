@@ -12,7 +12,7 @@ import pytest
 
 import neogluon as mx
 from neogluon.base import MXNetError
-from neogluon.cli.demo import build_lenet  # the hybridization tutorial's network
+from neogluon.cli.lenet import build_lenet  # the hybridization tutorial's network
 
 try:
     import graphviz

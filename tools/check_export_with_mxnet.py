@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import neogluon as mx  # noqa: E402
 from neogluon import gluon, nd  # noqa: E402
 from neogluon.gluon import nn  # noqa: E402
+from neogluon.cli.lenet import build_lenet  # noqa: E402  (the tutorial's network)
 
 CHECK = r'''
 import glob, os, sys
@@ -36,27 +37,6 @@ for sym_file in sorted(glob.glob(os.path.join(sys.argv[1], "*-symbol.json"))):
     print("%-24s max |mxnet - neogluon| = %.3g %s" % (os.path.basename(base), err, "ok" if ok else "MISMATCH"))
 sys.exit(1 if failed else 0)
 '''
-
-
-class LeNet(gluon.HybridBlock):
-    """The tutorial's network."""
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        with self.name_scope():
-            self.conv1 = nn.Conv2D(6, kernel_size=5)
-            self.pool1 = nn.MaxPool2D(pool_size=2)
-            self.conv2 = nn.Conv2D(16, kernel_size=5)
-            self.pool2 = nn.MaxPool2D(pool_size=2)
-            self.fc1 = nn.Dense(120)
-            self.fc2 = nn.Dense(84)
-            self.fc3_weight = self.params.get("fc3_weight", shape=(10, 84))
-
-    def hybrid_forward(self, F, x, fc3_weight):
-        x = self.pool1(F.relu(self.conv1(x)))
-        x = self.pool2(F.relu(self.conv2(x)))
-        x = F.relu(self.fc1(x.reshape((0, -1))))
-        x = F.relu(self.fc2(x))
-        return F.dot(x, fc3_weight, transpose_b=True)
 
 
 class Model(gluon.HybridBlock):
@@ -88,7 +68,7 @@ def export_all(out_dir):
     rng = np.random.RandomState(0)
     mlp = nn.HybridSequential()
     mlp.add(nn.Dense(32, activation="relu"), nn.Dropout(0.3), nn.Dense(10))
-    cases = {"lenet": (LeNet(), [rng.rand(4, 1, 28, 28)]),
+    cases = {"lenet": (build_lenet(mx), [rng.rand(4, 1, 28, 28)]),
              "mlp": (mlp, [rng.rand(5, 20)]),
              "forward_override": (Model(), [rng.rand(3, 10)]),
              "two_inputs": (TwoInputs(), [rng.rand(4, 5), rng.rand(4, 3)])}
