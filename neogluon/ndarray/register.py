@@ -60,27 +60,19 @@ def _lookup(params):
             "        try:",
             "            hit = _hits[%s]" % key,
             "        except KeyError:",
-            "            hit = _fill(_hits, %s, %s)" % (key, given),
+            "            hit = _fill(_op, _hits, %s, %s)" % (key, given),
             "        except TypeError:",
             "            pass"]
 
 
-def _fill(hits, key, given):
+def _fill(op, hits, key, given):
     """Parse and lower a new attribute combination for ``_lookup`` and remember it."""
-    attrs, low, n = hit = hits.op.lowered({k: v for k, v in given if v is not _Null})
+    attrs, low, n = hit = op.lowered({k: v for k, v in given if v is not _Null})
     if low is None and not attrs:  # nothing to bind: the implementation is its own lowering
-        hit = attrs, hits.op.fn, n
+        hit = attrs, op.fn, n
     if len(hits) < 4096:
         hits[key] = hit
     return hit
-
-
-class _Hits(dict):
-    """A generated function's lowered calls by attribute arguments (``_lookup``)."""
-
-    def __init__(self, op):
-        super().__init__()
-        self.op = op
 
 
 def _input_counts(op):
@@ -131,7 +123,7 @@ def make_function(op, fname, invoke, symbolic=False):
     src = _source(op, fname, symbolic)
     from .ndarray import NDArray, _STATE
     scope = {"_Null": _Null, "_op": op, "_invoke": invoke, "_NDArray": NDArray, "_STATE": _STATE,
-             "_Tensor": torch.Tensor, "_hits": _Hits(op), "_fill": _fill, "_new": object.__new__}
+             "_Tensor": torch.Tensor, "_hits": {}, "_fill": _fill, "_new": object.__new__}
     exec(compile(src, "<neogluon.%s>" % fname, "exec"), scope)  # pylint: disable=exec-used
     fn = scope[fname]
     fn.__doc__ = "%s\n\nParameters\n----------\n%s\n" % (op.doc.strip(), op.describe_params())
