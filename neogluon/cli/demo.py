@@ -8,11 +8,13 @@ hybridized model (``lenet-symbol.json``, ``lenet-0000.params``), re-imports it w
 ``SymbolBlock.imports`` and checks that the outputs agree, and draws the loss and accuracy
 curves into ``lenet-curves.png``.
 """
+import io
 import os
 import time
 
 import numpy as np
 
+from ..fileio import atomic_write
 from .digits import load_digits_28
 from .lenet import build_lenet
 from .errors import CLIError
@@ -224,6 +226,8 @@ def _plot(histories, speedup, path):
         ax.legend(fontsize=8)
     fig.suptitle("neogluon: the hybridization tutorial's LeNet on scikit-learn digits")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    buf = io.BytesIO()
+    fig.savefig(buf, dpi=100, format=os.path.splitext(path)[1][1:] or "png")
+    atomic_write(path, buf.getvalue(), "demo --plot")
     plt.close(fig)
     return path

@@ -12,6 +12,8 @@ import math
 import os
 import warnings
 
+from ..base import MXNetError
+from ..fileio import atomic_write, read_file
 from .errors import CLIError
 
 
@@ -131,8 +133,7 @@ def _plot(viz, sym, shapes, path):
     try:
         graph = viz.plot_network(sym, shape=shapes, save_format="pdf" if fmt in ("gv", "dot") else fmt)
         if fmt in ("gv", "dot"):
-            with open(path, "w") as f:
-                f.write(graph.source)
+            atomic_write(path, graph.source, "--plot")
         else:
             graph.render(outfile=path, cleanup=True)
     except Exception as err:  # pylint: disable=broad-except
@@ -157,10 +158,9 @@ def _read(path, what, binary=False):
     if os.path.isdir(path):
         raise CLIError("%s is a directory, not a %s" % (path, what))
     try:
-        with open(path, "rb" if binary else "r") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as err:
-        raise CLIError("cannot read %s: %s" % (path, err)) from None
+        return read_file(path, "cannot read %s" % what, text=not binary)
+    except MXNetError as err:
+        raise CLIError(str(err)) from None
 
 
 def _first_line(err):

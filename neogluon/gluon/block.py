@@ -26,6 +26,8 @@ from .. import name as _name
 from .. import ndarray
 from .. import symbol
 from ..base import MXNetError
+from ..fileio import atomic_write_all, read_file
+from ..ndarray import serialization as _serialization
 from ..ndarray.ndarray import NDArray
 from ..symbol import Symbol
 from .parameter import Parameter, ParameterDict, DeferredInitializationError
@@ -399,14 +401,17 @@ class Block:
                 children[child.name] = ch_name
                 save_graphs(child, mdl)
         save_graphs(self, model)
-        with open(prefix + "-model.json", "w") as fp:
-            json.dump(model, fp)
-        self.save_parameters(prefix + "-model.params")
+        params = {key: val._reduce() for key, val in self._collect_params_with_prefix().items()}
+        atomic_write_all([(prefix + "-model.json", json.dumps(model)),
+                          (prefix + "-model.params", _serialization.dumps(params))], "Block.save")
 
     def load(self, prefix):
         """Load what ``save(prefix)`` wrote into a block built the same way (names and graphs restored)."""
-        with open(prefix + "-model.json") as fp:
-            model = json.load(fp)
+        path = prefix + "-model.json"
+        try:
+            model = json.loads(read_file(path, "Block.load", text=True))
+        except (ValueError, RecursionError) as e:
+            raise MXNetError("Block.load: %r is not JSON: %s" % (path, e)) from None
         index = [0]
 
         def load_graphs(blk, structure):
@@ -744,7 +749,6 @@ class HybridBlock(Block):
             raise RuntimeError("Please first call block.hybridize() and then run forward with this block at least "
                                "once before calling export.")
         sym = self._cached_graph[1]
-        sym.save("%s-symbol.json" % path, remove_amp_cast=remove_amp_cast)
         arg_names = set(sym.list_arguments())
         aux_names = set(sym.list_auxiliary_states())
         arg_dict = {}
@@ -757,7 +761,8 @@ class HybridBlock(Block):
                 arg_dict["aux:%s" % param.name] = param._reduce()
             else:
                 warnings.warn('Parameter "{name}" is not found in the graph. '.format(name=param.name), stacklevel=3)
-        ndarray.save("%s-%04d.params" % (path, epoch), arg_dict)
+        atomic_write_all([("%s-symbol.json" % path, sym.tojson(remove_amp_cast=remove_amp_cast)),
+                          ("%s-%04d.params" % (path, epoch), _serialization.dumps(arg_dict))], "export")
 
     def register_op_hook(self, callback, monitor_all=False):
         """Call ``callback(name, op_name, array)`` on every node output of the hybridized graph

@@ -15,6 +15,7 @@ the optimizer.
 """
 from .. import optimizer as opt
 from ..base import MXNetError
+from ..fileio import atomic_write, read_file
 from .parameter import Parameter, ParameterDict
 
 __all__ = ["Trainer"]
@@ -170,13 +171,11 @@ class Trainer:
         """Save the optimizer states (and the optimizer) to ``fname``."""
         if self._optimizer is None:
             raise AssertionError("the Trainer has no optimizer")
-        with open(fname, 'wb') as fout:
-            fout.write(self._updaters[0].get_states(dump_optimizer=True))
+        atomic_write(fname, self._updaters[0].get_states(dump_optimizer=True), "Trainer.save_states")
 
     def load_states(self, fname):
         """Load optimizer states (and the optimizer) saved by ``save_states``."""
-        with open(fname, 'rb') as f:
-            states = f.read()
+        states = read_file(fname, "Trainer.load_states")
         for updater in self._updaters:
             updater.set_states(states)
             updater.optimizer = self._updaters[0].optimizer

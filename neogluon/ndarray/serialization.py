@@ -30,6 +30,7 @@ import numpy as np
 import torch
 
 from ..base import DTYPE_TO_FLAG, FLAG_TO_DTYPE, MXNetError
+from ..fileio import atomic_write, read_file
 from .ndarray import NDArray
 
 __all__ = ["save", "load", "load_frombuffer"]
@@ -98,9 +99,7 @@ def save(fname, data):
     """Save an NDArray, a list of NDArrays or a dict str -> NDArray in MXNet's binary format.
 
     The file is byte-identical to what MXNet 1.9.1's ``nd.save`` writes for the same arrays."""
-    blob = dumps(data)
-    with open(_path(fname), "wb") as f:
-        f.write(blob)
+    atomic_write(_path(fname), dumps(data), "nd.save")
 
 
 # ----------------------------------------------------------------------------- reading
@@ -268,12 +267,7 @@ def loads(buf, source="buffer"):
 def load(fname):
     """Load what ``nd.save`` (here or in MXNet) wrote: a list of NDArrays, or a dict str -> NDArray."""
     path = _path(fname)
-    try:
-        with open(path, "rb") as f:
-            blob = f.read()
-    except OSError as e:
-        raise MXNetError("nd.load: cannot open %r: %s" % (path, e.strerror)) from None
-    return loads(blob, "file %r" % path)
+    return loads(read_file(path, "nd.load"), "file %r" % path)
 
 
 def load_frombuffer(buf):

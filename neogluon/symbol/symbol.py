@@ -255,8 +255,8 @@ class Symbol:
         return to_json(self)
 
     def save(self, fname, remove_amp_cast=True):
-        with open(fname, "w") as f:
-            f.write(self.tojson())
+        from ..fileio import atomic_write
+        atomic_write(fname, self.tojson(), "Symbol.save")
 
     def infer_shape(self, *args, **kwargs):
         from .infer import infer_shape
