@@ -177,7 +177,7 @@ class Trainer:
         """Load optimizer states (and the optimizer) saved by ``save_states``."""
         states = read_file(fname, "Trainer.load_states")
         for updater in self._updaters:
-            updater.set_states(states)
+            updater.set_states(states, "Trainer.load_states(%r)" % (fname,))
             updater.optimizer = self._updaters[0].optimizer
         self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))

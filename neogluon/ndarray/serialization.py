@@ -67,6 +67,12 @@ def _array_bytes(arr, magic):
                      struct.pack("<iii", dev_type, ctx.device_id, flag), data))
 
 
+def dumps_array(arr):
+    """One array's record alone (what MXNet's ``MXNDArraySaveRawBytes`` gives, and its
+    pickles hold as an NDArray's ``handle``)."""
+    return _array_bytes(arr, V3_MAGIC if arr.ndim == 0 else V2_MAGIC)
+
+
 def _as_items(data):
     """(arrays, names) of what ``nd.save`` accepts: an NDArray, a list, or a dict str -> NDArray."""
     if isinstance(data, NDArray):
@@ -262,6 +268,17 @@ def loads(buf, source="buffer"):
         raise reader.error("array %d is uninitialised (saved with no shape)" % [t is None for t in tensors].index(True))
     arrays = [NDArray(t) for t in tensors]
     return dict(zip(names, arrays)) if names else arrays
+
+
+def loads_array(buf, source="buffer"):
+    """The NDArray of one record alone (``dumps_array``'s bytes, an MXNet pickle's handle)."""
+    reader = _Reader(buf, source)
+    tensor = _read_array(reader, 0)
+    if tensor is None:
+        raise reader.error("the array is uninitialised (saved with no shape)")
+    if reader.pos != len(reader.buf):
+        raise reader.error("%d bytes left over after the array" % (len(reader.buf) - reader.pos))
+    return NDArray(tensor)
 
 
 def load(fname):

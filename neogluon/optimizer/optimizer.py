@@ -15,7 +15,6 @@ KVStore users; ``get_states``/``set_states`` pickle them (with the optimizer if 
 """
 import math
 import os
-import pickle
 import warnings
 
 import numpy
@@ -25,6 +24,7 @@ from .. import ndarray as nd
 from ..ndarray import NDArray
 from ..operator.optimizer_ops import nag_mom_update_inplace
 from . import fused
+from . import states as _states
 
 __all__ = ["Optimizer", "SGD", "NAG", "Signum", "FTML", "LAMB", "DCASGD", "SGLD", "Adam", "AdamW", "AdaGrad",
            "RMSProp", "AdaDelta", "Ftrl", "Adamax", "Nadam", "Test", "ccSGD", "Updater", "create",
@@ -833,9 +833,10 @@ class Updater:
             return tuple(synced) if isinstance(state, tuple) else synced
         return state
 
-    def set_states(self, states):
-        """Restore states (and the optimizer, when it was dumped) from ``get_states``' bytes."""
-        states = pickle.loads(states)
+    def set_states(self, states, source="Updater.set_states"):
+        """Restore states (and the optimizer, when it was dumped) from ``get_states``' bytes
+        (or MXNet 1.9.1's), read by a restricted unpickler that cannot run code."""
+        states = _states.loads(states, source)
         if isinstance(states, tuple) and len(states) == 2:
             self.states, self.optimizer = states
         else:
@@ -843,8 +844,8 @@ class Updater:
         self.states_synced = dict.fromkeys(self.states.keys(), False)
 
     def get_states(self, dump_optimizer=False):
-        """The states pickled (with the optimizer when ``dump_optimizer``)."""
-        return pickle.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
+        """The states pickled as MXNet 1.9.1 pickles them (with the optimizer when ``dump_optimizer``)."""
+        return _states.dumps((self.states, self.optimizer) if dump_optimizer else self.states)
 
 
 def get_updater(optimizer):
