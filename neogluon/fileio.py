@@ -191,8 +191,8 @@ def read_file(path, what="load", text=False):
     path = os.fspath(path)
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as e:
-        raise MXNetError("%s: cannot open %r: %s" % (what, path, e.strerror or e)) from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
+        raise MXNetError("%s: cannot open %r: %s" % (what, path, getattr(e, "strerror", None) or e)) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):

@@ -179,8 +179,12 @@ class NDArray:
 
     # ------------------------------------------------------------------ conversions
     def asnumpy(self):
-        """A numpy copy of the contents (blocks until computed)."""
-        return self._t.detach().cpu().numpy().copy()
+        """A numpy copy of the contents (blocks until computed). numpy has no bfloat16: such
+        an array (as its ``dtype``, float32) comes out as float32, exactly."""
+        t = self._t.detach()
+        if t.dtype == torch.bfloat16:
+            t = t.float()
+        return t.cpu().numpy().copy()
 
     def asscalar(self):
         """The value of a one-element array as a numpy scalar (``asnumpy()[0]``; MXNet

@@ -43,6 +43,12 @@ DENSE, ROW_SPARSE, CSR = 0, 1, 2
 _NUM_AUX = {DENSE: 0, ROW_SPARSE: 1, CSR: 2}
 _DEV_CPU, _DEV_GPU = 1, 2
 BFLOAT16_FLAG = 12  # MXNet stores bfloat16 as 2-byte words; torch has the dtype, numpy does not
+MAX_NDIM = 32  # numpy 1.x's limit (torch's kernels stop at 25 for some, numpy 2 at 64)
+# A sparse record is stored densified: it may grow to this many times the whole buffer's
+# size, plus DENSIFY_ALLOWANCE bytes. Raise them (or the NEOGLUON_SPARSE_DENSIFY_LIMIT
+# environment variable, in bytes) to load a larger, genuinely sparse array.
+DENSIFY_FACTOR = 16
+DENSIFY_ALLOWANCE = 1 << 24
 
 
 # ----------------------------------------------------------------------------- writing
@@ -144,6 +150,8 @@ class _Reader:
             return None
         if ndim < 0:
             raise self.error("negative ndim %d in %s" % (ndim, what))
+        if ndim > MAX_NDIM:
+            raise self.error("%s has %d dimensions; at most %d are supported" % (what, ndim, MAX_NDIM))
         dims = self.unpack("%d%s" % (ndim, dim_format), what)
         if any(d < 0 for d in dims):
             raise self.error("negative dimension in %s %s" % (what, dims))
@@ -174,14 +182,57 @@ def _device(dev_type, dev_id):
     return torch.device("cpu")
 
 
+def _densify_limit(reader):
+    env = os.environ.get("NEOGLUON_SPARSE_DENSIFY_LIMIT")
+    if env is not None and env.isdigit():
+        return int(env)
+    return DENSIFY_FACTOR * len(reader.buf) + DENSIFY_ALLOWANCE
+
+
+def _check_sparse(reader, what, stype, shape, values, aux):
+    """Refuse a sparse record whose index arrays do not describe ``shape`` exactly, or
+    whose dense form would be far larger than the file (before anything is allocated)."""
+    nbytes = math.prod(shape) * values.dtype.itemsize
+    if nbytes > _densify_limit(reader):
+        raise reader.error("sparse %s of shape %s would take %d bytes stored densely (neogluon stores arrays "
+                           "densely), more than %d; set NEOGLUON_SPARSE_DENSIFY_LIMIT (bytes) to allow it"
+                           % (what, tuple(shape), nbytes, _densify_limit(reader)))
+    if any(a.dtype.kind not in "iu" for a in aux):
+        raise reader.error("sparse %s has non-integer index arrays (%s)" % (what, ", ".join(str(a.dtype) for a in aux)))
+    if stype == ROW_SPARSE:
+        rows = aux[0]
+        if len(shape) < 1 or rows.ndim != 1:
+            raise reader.error("row_sparse %s: shape %s and row indices of shape %s" % (what, tuple(shape), rows.shape))
+        if rows.size and (rows.min() < 0 or rows.max() >= shape[0]):
+            raise reader.error("row_sparse %s: row index %d out of range [0, %d)"
+                               % (what, rows.min() if rows.min() < 0 else rows.max(), shape[0]))
+        if rows.size > 1 and np.any(np.diff(rows.astype(np.int64)) <= 0):
+            raise reader.error("row_sparse %s: row indices are not strictly increasing" % what)
+        return
+    indptr, cols = aux
+    if len(shape) != 2 or indptr.ndim != 1 or cols.ndim != 1 or values.ndim != 1:
+        raise reader.error("csr %s: shape %s with indptr %s, indices %s and data %s"
+                           % (what, tuple(shape), indptr.shape, cols.shape, values.shape))
+    if indptr.size != shape[0] + 1:
+        raise reader.error("csr %s: indptr has %d entries for %d rows (needs rows + 1)" % (what, indptr.size, shape[0]))
+    ptr = indptr.astype(np.int64)
+    if ptr[0] != 0 or ptr[-1] != cols.size or np.any(np.diff(ptr) < 0):
+        raise reader.error("csr %s: indptr must rise from 0 to the %d stored values, got %s"
+                           % (what, cols.size, np.array2string(indptr, threshold=8)))
+    if cols.size and (cols.min() < 0 or cols.max() >= shape[1]):
+        raise reader.error("csr %s: column index %d out of range [0, %d)"
+                           % (what, cols.min() if cols.min() < 0 else cols.max(), shape[1]))
+
+
 def _densify(stype, shape, values, aux):
-    """A dense array from MXNet's row_sparse (row indices) or csr (indptr, column indices) parts."""
+    """A dense array from MXNet's row_sparse (row indices) or csr (indptr, column indices) parts
+    (checked by ``_check_sparse``)."""
     dense = np.zeros(shape, dtype=values.dtype)
     if stype == ROW_SPARSE:
         dense[aux[0]] = values
     else:
         indptr, cols = aux
-        rows = np.repeat(np.arange(shape[0]), np.diff(indptr))
+        rows = np.repeat(np.arange(shape[0]), np.diff(indptr.astype(np.int64)))
         dense[rows, cols] = values
     return dense
 
@@ -225,10 +276,8 @@ def _read_array(reader, index):
     values = reader.array(dtype, _values_shape(stype, shape, [sh for _, sh in aux_specs]), what + " data")
     if stype != DENSE:
         aux = [reader.array(dt, sh, what + " aux data") for dt, sh in aux_specs]
-        try:
-            values = _densify(stype, shape, values, aux)
-        except (IndexError, ValueError) as e:
-            raise reader.error("inconsistent sparse %s: %s" % (what, e)) from None
+        _check_sparse(reader, what, stype, shape, values, aux)
+        values = _densify(stype, shape, values, aux)
     t = torch.from_numpy(values)
     if flag == BFLOAT16_FLAG:
         t = t.view(torch.bfloat16)

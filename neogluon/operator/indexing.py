@@ -87,8 +87,14 @@ def batch_take(a, indices):
                       dtype=Dtype("float32", choices=_DTYPES)))
 def one_hot(indices, *, depth, on_value, off_value, dtype):
     """A ``depth``-long one-hot vector per index (``on_value`` at the index, ``off_value``
-    elsewhere); indices outside ``[0, depth)`` give all ``off_value``."""
+    elsewhere); indices outside ``[0, depth)`` give all ``off_value``. ``depth`` 0 gives an
+    empty last axis and a negative one MXNet's "depth >= 0" error."""
+    if depth < 0:
+        raise op_error("one_hot", "Check failed: *depth >= 0 (%d vs. 0) : Dimension size, depth, must be a "
+                       "non-negative integer" % depth)
     idx = _long(indices)
+    if depth == 0:
+        return torch.zeros(tuple(idx.shape) + (0,), dtype=torch_dtype(dtype))
     valid = (idx >= 0) & (idx < depth)
     hot = F.one_hot(torch.where(valid, idx, torch.zeros_like(idx)), depth) * valid.unsqueeze(-1)
     out = torch.where(hot.bool(), torch.tensor(on_value, dtype=torch.float64),

@@ -38,6 +38,22 @@ REQUIRED = _Required()
 
 
 # ----------------------------------------------------------------------------- attributes
+
+MAX_LITERAL = 1 << 16  # characters: no attribute string MXNet writes comes near this
+
+
+def literal(s):
+    """``ast.literal_eval`` of an attribute string, bounded: a string longer than
+    MAX_LITERAL or nested past the parser's limits is a ValueError, never a
+    MemoryError or RecursionError."""
+    if len(s) > MAX_LITERAL:
+        raise ValueError("%d characters, more than the %d an attribute may have" % (len(s), MAX_LITERAL))
+    try:
+        return ast.literal_eval(s)
+    except (RecursionError, MemoryError):
+        raise ValueError("nested too deeply") from None
+
+
 class Attr:
     """An attribute's schema: its default and how to read it from Python or a JSON string."""
     type_name = "any"
@@ -80,7 +96,7 @@ class Attr:
         return value
 
     def from_str(self, s):
-        return self.convert(ast.literal_eval(s))
+        return self.convert(literal(s))
 
     def convert(self, v):
         return v
@@ -142,7 +158,7 @@ class Shape(Attr):
     def from_str(self, s):
         if s in ("", "()", "[]"):
             return ()
-        return self.convert(ast.literal_eval(s))
+        return self.convert(literal(s))
 
     def convert(self, v):
         if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
@@ -191,7 +207,7 @@ class Any(Attr):
 
     def from_str(self, s):
         try:
-            return ast.literal_eval(s)
+            return literal(s)
         except (ValueError, SyntaxError):
             return s
 

@@ -9,13 +9,13 @@ element-wise operators from each other. Unknown dimensions are 0, as in MXNet 1.
 Passes repeat until nothing changes; a conflict raises MXNetError naming the operator,
 its inputs and the shapes.
 """
-import ast
 import warnings
 
 import numpy as np
 import torch
 
 from ..base import MXNetError, FLAG_TO_DTYPE, np_dtype, torch_dtype
+from ..operator.registry import literal
 from .symbol import topo_order, aux_nodes
 
 __all__ = ["infer_shape", "infer_type", "infer_graph", "known"]
@@ -47,6 +47,31 @@ def _merge(old, new, what):
     return tuple(a or b for a, b in zip(old, new))
 
 
+def _attr_shape(node):
+    """A variable's ``__shape__`` attribute: a tuple of at most 32 dims, each >= 0 (0 unknown)
+    or -1 (unknown, numpy semantics)."""
+    text = node.attrs["__shape__"]
+    try:
+        shape = literal(text) if isinstance(text, str) else text
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if len(shape) > 32 or any(not isinstance(d, int) or isinstance(d, bool) or d < -1 for d in shape):
+            raise ValueError("expected a tuple of at most 32 dims, each >= -1")
+    except (ValueError, SyntaxError, TypeError) as e:
+        raise MXNetError("infer_shape: variable %s has a malformed __shape__ attribute %.80r: %s"
+                         % (node.name, text, e)) from None
+    return tuple(0 if d == -1 else d for d in shape)
+
+
+def _attr_dtype(node):
+    """A variable's ``__dtype__`` attribute: an MXNet type flag."""
+    text = node.attrs["__dtype__"]
+    try:
+        return FLAG_TO_DTYPE[int(text)]
+    except (ValueError, TypeError, KeyError):
+        raise MXNetError("infer_type: variable %s has a malformed __dtype__ attribute %.80r (expected one of "
+                         "the type flags %s)" % (node.name, text, sorted(FLAG_TO_DTYPE))) from None
+
+
 class _Graph:
     """Entry shapes and dtypes of one symbol's graph, filled by repeated passes."""
 
@@ -64,9 +89,9 @@ class _Graph:
     def set_var(self, node, shape, dtype):
         key = (id(node), 0)
         if shape is None and "__shape__" in node.attrs:
-            shape = ast.literal_eval(node.attrs["__shape__"])
+            shape = _attr_shape(node)
         if dtype is None and "__dtype__" in node.attrs:
-            dtype = FLAG_TO_DTYPE[int(node.attrs["__dtype__"])]
+            dtype = _attr_dtype(node)
         self.shapes[key] = None if shape is None else tuple(int(d) for d in shape)
         self.dtypes[key] = None if dtype is None else np_dtype(dtype)
 

@@ -9,6 +9,7 @@ MXNet versions that spell node attributes ``attr`` or ``param`` are read too.
 import json
 
 from ..base import MXNetError
+from ..fileio import read_file
 from ..operator import registry
 from .symbol import Node, Symbol, topo_order
 
@@ -51,27 +52,80 @@ def _graph_error(msg):
     return MXNetError("Invalid symbol JSON: %s" % msg)
 
 
-def _node_from(entry, built):
-    if not isinstance(entry, dict) or "op" not in entry or "name" not in entry:
-        raise _graph_error("every node needs 'op' and 'name', got %r" % (entry,))
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _entry(e, where, built):
+    """A checked ``[node, output, version]`` entry: the node exists (and comes before), the
+    output is one the node has."""
+    if not isinstance(e, (list, tuple)) or len(e) not in (2, 3) or not all(_is_int(x) for x in e):
+        raise _graph_error("%s: expected [node, output, version] of integers, got %.100r" % (where, e))
+    if not 0 <= e[0] < len(built):
+        raise _graph_error("%s: entry %r refers to a later or missing node (there are %d before it)"
+                           % (where, list(e), len(built)))
+    src = built[e[0]]
+    if not 0 <= e[1] < src.num_outputs():
+        raise _graph_error("%s: entry %r asks for output %d of node %s, which has %d"
+                           % (where, list(e), e[1], src.name, src.num_outputs()))
+    if len(e) > 2 and e[2] < 0:
+        raise _graph_error("%s: entry %r has a negative version" % (where, list(e)))
+    return src, e[1], e[2] if len(e) > 2 else 0
+
+
+def _attrs_of(entry, where):
     attrs = entry.get("attrs", entry.get("attr", entry.get("param", {}))) or {}
-    attrs = {str(k): str(v) for k, v in attrs.items()}
-    op = None if entry["op"] == "null" else registry.get(entry["op"])
-    node = Node(op, entry["name"], attrs)
-    for e in entry.get("inputs", []):
-        if not 0 <= e[0] < len(built):
-            raise _graph_error("node %s has input %r from a later or missing node" % (entry["name"], e))
-        src = built[e[0]]
-        version = e[2] if len(e) > 2 else 0
-        node.inputs.append((src, e[1], version))
+    if not isinstance(attrs, dict):
+        raise _graph_error("%s: 'attrs' must be an object of strings, got %.100r" % (where, attrs))
+    for k, v in attrs.items():
+        if not isinstance(v, (str, int, float)) or isinstance(v, bool):
+            raise _graph_error("%s: attribute %s must be a string, got %.100r" % (where, k, v))
+    return {str(k): str(v) for k, v in attrs.items()}
+
+
+def _node_from(index, entry, built, max_count):
+    if not isinstance(entry, dict) or "op" not in entry or "name" not in entry:
+        raise _graph_error("node %d: every node needs 'op' and 'name', got %.100r" % (index, entry))
+    name, op_name = entry["name"], entry["op"]
+    if not isinstance(name, str) or not isinstance(op_name, str):
+        raise _graph_error("node %d: 'op' and 'name' must be strings, got %.100r and %.100r" % (index, op_name, name))
+    where = "node %d (%s)" % (index, name)
+    attrs = _attrs_of(entry, where)
+    inputs = entry.get("inputs", [])
+    if not isinstance(inputs, list):
+        raise _graph_error("%s: 'inputs' must be a list, got %.100r" % (where, inputs))
+    try:
+        op = None if op_name == "null" else registry.get(op_name)
+    except MXNetError as err:
+        raise _graph_error("%s: %s" % (where, err)) from None
+    node = Node(op, name, attrs)
+    for e in inputs:
+        src, out, version = _entry(e, where, built)
+        node.inputs.append((src, out, version))
         src.version = max(src.version, version)
     if op is not None:
         try:
             node.parsed  # pylint: disable=pointless-statement
         except MXNetError as err:
-            raise MXNetError("Invalid symbol JSON, node %s: %s" % (entry["name"], err)) from None
+            raise MXNetError("Invalid symbol JSON, node %s: %s" % (name, err)) from None
+        _check_counts(node, where, max_count)
         _check_inputs(node)
     return node
+
+
+def _check_counts(node, where, max_count):
+    """Bound what the attributes ask for by what the graph has, before any name is built:
+    ``num_args`` by the inputs the node lists, the outputs by the file's size."""
+    variadic = node.op.variadic
+    if variadic and not _is_int(node.parsed.get(variadic)):
+        return
+    if variadic and not 0 <= node.parsed[variadic] <= len(node.inputs):
+        raise _graph_error("%s: %s=%s but the node has %d inputs"
+                           % (where, variadic, node.parsed[variadic], len(node.inputs)))
+    n = node.num_outputs()
+    if not 0 <= n <= max_count:
+        raise _graph_error("%s: operator %s would have %d outputs, more than a file of this size can describe"
+                           % (where, node.op.name, n))
 
 
 def _check_inputs(node):
@@ -81,20 +135,23 @@ def _check_inputs(node):
                            % (node.op.name, node.name, len(expected), ", ".join(expected), len(node.inputs)))
 
 
-def from_dict(graph):
-    """The Symbol of a parsed JSON graph."""
-    try:
-        entries, heads = graph["nodes"], graph["heads"]
-    except (KeyError, TypeError):
-        raise _graph_error("expected an object with 'nodes' and 'heads'") from None
+def from_dict(graph, max_count=None):
+    """The Symbol of a parsed JSON graph; every field is checked (MXNetError naming the
+    node and what is wrong). ``max_count`` bounds any node's number of outputs (by default
+    the number of nodes plus 1024)."""
+    if not isinstance(graph, dict) or "nodes" not in graph or "heads" not in graph:
+        raise _graph_error("expected an object with 'nodes' and 'heads'")
+    entries, heads = graph["nodes"], graph["heads"]
+    if not isinstance(entries, list) or not isinstance(heads, list):
+        raise _graph_error("'nodes' and 'heads' must be lists, got %.100r and %.100r" % (entries, heads))
+    if max_count is None:
+        max_count = len(entries) + 1024
     built = []
-    for entry in entries:
-        built.append(_node_from(entry, built))
-    outputs = []
-    for h in heads:
-        if not 0 <= h[0] < len(built):
-            raise _graph_error("head %r refers to a missing node" % (h,))
-        outputs.append((built[h[0]], h[1]))
+    for i, entry in enumerate(entries):
+        built.append(_node_from(i, entry, built, max_count))
+    if not heads:
+        raise _graph_error("'heads' is empty: the graph has no output")
+    outputs = [_entry(h, "head %d" % i, built)[:2] for i, h in enumerate(heads)]
     return Symbol(outputs)
 
 
@@ -106,12 +163,17 @@ def load_json(json_str):
         graph = json.loads(json_str)
     except ValueError as e:
         raise _graph_error(str(e)) from None
-    return from_dict(graph)
+    except RecursionError:
+        raise _graph_error("nested too deeply") from None
+    return from_dict(graph, max_count=max(1024, len(json_str)))
 
 
 def load(fname):
-    """A Symbol from a ``-symbol.json`` file (``mx.sym.load``)."""
+    """A Symbol from a ``-symbol.json`` file (``mx.sym.load``); errors name the file."""
     if not isinstance(fname, str):
         raise TypeError("fname required to be string")
-    with open(fname) as f:
-        return load_json(f.read())
+    text = read_file(fname, "sym.load", text=True)
+    try:
+        return load_json(text)
+    except MXNetError as e:
+        raise MXNetError("sym.load(%r): %s" % (fname, e)) from None
