@@ -155,6 +155,8 @@ def test_refusal_happens_before_any_call(monkeypatch):
     # a counted string claiming 2**40 bytes
     (b"\x80\x04\x8e\x00\x00\x00\x00\x00\x01\x00\x00abc.", "not a valid"),
     (b"\x80\x04\x95\x00\x00\x00\x00\x00\x01\x00\x00N.", "frame"),
+    # a memo index of 2**30 would make the unpickler allocate a 16 GB memo table
+    (b"\x80\x04}r\x00\x00\x00\x40.", "memo index"),
 ])
 def test_malformed_states_raise(blob, message):
     with pytest.raises(MXNetError, match=message):

@@ -431,7 +431,10 @@ class Block:
             for child in blk._children.values():
                 renamed[mdl["children"][child.name]] = child
             blk._children = renamed
-        load_graphs(self, model)
+        try:
+            load_graphs(self, model)
+        except (KeyError, TypeError, AttributeError) as e:
+            raise MXNetError("Block.load: %r does not describe this block: %s %s" % (path, type(e).__name__, e)) from None
         self.load_parameters(prefix + "-model.params")
 
     # ------------------------------------------------------------------ calling

@@ -161,6 +161,8 @@ class _Reader:
         """A writable numpy array of ``shape`` read from the buffer."""
         count = math.prod(shape)
         dtype = np.dtype(dtype)
+        if math.prod(d for d in shape if d) * dtype.itemsize >= 1 << 63:
+            raise self.error("%s has shape %s, too large for any array" % (what, tuple(shape)))
         raw = self.take(count * dtype.itemsize, what)
         return np.frombuffer(raw, dtype=dtype.newbyteorder("<"), count=count).astype(dtype).reshape(shape)
 

@@ -12,8 +12,8 @@ neogluon has registered. Any other global, such as ``os.system`` named by a ``__
 is an MXNetError before anything is called.
 
 Before unpickling, the whole file is walked opcode by opcode (``pickletools.genops``), so
-every length the file claims is checked against the bytes that follow: nothing is allocated
-beyond a constant times the file's size.
+every length the file claims is checked against the bytes that follow, and every memo index
+against the opcodes before it: nothing is allocated beyond a constant times the file's size.
 """
 import collections
 import io
@@ -194,9 +194,14 @@ class _Refused(pickle.UnpicklingError):
 def _prescan(blob):
     """Walk every opcode: a length past the end, a bad opcode or a frame longer than the
     file raise ValueError before the unpickler allocates anything."""
+    count = 0
     for op, arg, pos in pickletools.genops(blob):
+        count += 1
         if op.name == "FRAME" and arg > len(blob) - pos:
             raise ValueError("a frame of %d bytes at byte %d runs past the end" % (arg, pos))
+        if op.name in ("PUT", "BINPUT", "LONG_BINPUT") and int(arg) > count:
+            # the unpickler sizes its memo by the largest index: pickles number them 0, 1, 2...
+            raise ValueError("memo index %s at byte %d is past the %d opcodes so far" % (arg, pos, count))
 
 
 def _finish(obj, depth=0):
@@ -291,6 +296,8 @@ def loads(blob, source="optimizer states"):
                          "(states files are never allowed to run code)" % (source, e)) from None
     except MXNetError as e:
         raise MXNetError("%s: %s" % (source, e)) from None
+    except MemoryError:
+        raise  # never expected: every size is checked first; hiding it would hide that bug
     except Exception as e:  # pylint: disable=broad-except
         raise MXNetError("%s: not a valid optimizer states file: %s: %s" % (source, type(e).__name__, e)) from None
     return obj
