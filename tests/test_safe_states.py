@@ -10,7 +10,6 @@ import pickletools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
 
 import neogluon as mx
 from neogluon import gluon
@@ -175,32 +174,6 @@ def test_bad_ndarray_handle_is_an_error():
     blob = read("adam").replace(b"\xc9\xfa\x93\xf9", b"\xc9\xfa\x93\xf8", 1)
     with pytest.raises(MXNetError, match="NDArray"):
         states_io.loads(blob)
-
-
-FUZZ_BASES = ["sgd_momentum", "adam", "sgd_mp_scheduler"]
-
-
-def check_loads_or_error(blob):
-    try:
-        obj = states_io.loads(blob)
-    except MXNetError:
-        return "error"
-    states = obj[0] if isinstance(obj, tuple) else obj
-    assert isinstance(states, dict)
-    return "loaded"
-
-
-@settings(max_examples=60, deadline=None)
-@given(base=st.sampled_from(FUZZ_BASES), data=st.data())
-def test_fuzz_states_cut_and_flipped(base, data):
-    blob = bytearray(read(base))
-    kind = data.draw(st.sampled_from(["cut", "flip", "byte"]))
-    if kind == "cut":
-        blob = blob[:data.draw(st.integers(0, len(blob) - 1))]
-    else:
-        at = data.draw(st.integers(0, len(blob) - 1))
-        blob[at] = blob[at] ^ (1 << data.draw(st.integers(0, 7))) if kind == "flip" else data.draw(st.integers(0, 255))
-    check_loads_or_error(bytes(blob))
 
 
 def test_updater_set_states_round_trip():
