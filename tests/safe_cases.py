@@ -214,12 +214,15 @@ def mutate_json(text, kind, a, b):
     if kind == "replace":
         graph = _set(graph, paths[a % len(paths)], JSON_VALUES[b % len(JSON_VALUES)])
     elif kind == "delete":
-        graph = _delete(graph, paths[1 + a % (len(paths) - 1)])
-    else:  # "attr": a node attribute set to a hostile string
+        if len(paths) > 1:
+            graph = _delete(graph, paths[1 + a % (len(paths) - 1)])
+    elif isinstance(graph, dict) and isinstance(graph.get("nodes"), list) and graph["nodes"] \
+            and isinstance(graph["nodes"][a % len(graph["nodes"])], dict):  # "attr": a hostile node attribute
         node = graph["nodes"][a % len(graph["nodes"])]
         value = JSON_VALUES[b % len(JSON_VALUES)]
-        node.setdefault("attrs", {})[ATTR_KEYS[(a // 7) % len(ATTR_KEYS)]] = \
-            value if isinstance(value, str) else json.dumps(value)
+        attrs = node.setdefault("attrs", {})
+        if isinstance(attrs, dict):
+            attrs[ATTR_KEYS[(a // 7) % len(ATTR_KEYS)]] = value if isinstance(value, str) else json.dumps(value)
     return json.dumps(graph)
 
 
