@@ -20,7 +20,23 @@ import uuid
 
 from .base import MXNetError
 
-__all__ = ["atomic_write", "atomic_write_all", "read_file"]
+__all__ = ["atomic_write", "atomic_write_all", "read_file", "file_error"]
+
+_ERROR_TYPES = {}
+
+
+def file_error(message, err=None):
+    """An MXNetError that is also the OSError subclass of ``err`` (FileNotFoundError,
+    IsADirectoryError, PermissionError, ...), so code written for MXNet's Python-level file
+    functions (``Trainer.load_states`` raises FileNotFoundError there) still catches it."""
+    base = type(err) if isinstance(err, OSError) and not isinstance(err, MXNetError) else None
+    if base is None:
+        return MXNetError(message)
+    if base not in _ERROR_TYPES:
+        _ERROR_TYPES[base] = type("MXNet" + base.__name__, (MXNetError, base), {"__module__": __name__})
+    error = _ERROR_TYPES[base](message)
+    error.errno = err.errno
+    return error
 
 
 def _to_bytes(data):
@@ -48,7 +64,7 @@ def _kind(mode):
 
 def _error(what, path, err):
     cause = err.strerror or str(err) if isinstance(err, OSError) else "%s: %s" % (type(err).__name__, err)
-    return MXNetError("%s: cannot write %r: %s (the previous file, if any, is unchanged)" % (what, path, cause))
+    return file_error("%s: cannot write %r: %s (the previous file, if any, is unchanged)" % (what, path, cause), err)
 
 
 def _write_temp(path, blob):
@@ -108,7 +124,7 @@ def _check_target(path, what):
     if stat.S_ISREG(mode):
         return False
     if stat.S_ISDIR(mode):
-        raise MXNetError("%s: cannot write %r: it is a directory" % (what, path))
+        raise _error(what, path, IsADirectoryError(errno.EISDIR, "it is a directory"))
     return True
 
 
@@ -182,6 +198,17 @@ def _commit(temps, what):
         _sync_dir(directory)
 
 
+def _read_all(fd, size):
+    chunks, left = [], size
+    while left > 0:
+        chunk = os.read(fd, min(left, 1 << 24))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
 def read_file(path, what="load", text=False):
     """The contents of the regular file ``path`` (bytes, or str decoded as UTF-8 with ``text``).
 
@@ -192,25 +219,18 @@ def read_file(path, what="load", text=False):
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except (OSError, ValueError) as e:  # ValueError: a NUL byte in the path
-        raise MXNetError("%s: cannot open %r: %s" % (what, path, getattr(e, "strerror", None) or e)) from None
+        raise file_error("%s: cannot open %r: %s" % (what, path, getattr(e, "strerror", None) or e), e) from None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise MXNetError("%s: %r is %s, not a regular file" % (what, path, _kind(info.st_mode)))
-        chunks, left = [], info.st_size
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 24))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        blob = b"".join(chunks)
+        if stat.S_ISREG(info.st_mode):
+            blob = _read_all(fd, info.st_size)
     except OSError as e:
-        if e.errno == errno.EISDIR:
-            raise MXNetError("%s: %r is a directory, not a regular file" % (what, path)) from None
-        raise MXNetError("%s: cannot read %r: %s" % (what, path, e.strerror or e)) from None
+        raise file_error("%s: cannot read %r: %s" % (what, path, e.strerror or e), e) from None
     finally:
         os.close(fd)
+    if not stat.S_ISREG(info.st_mode):
+        cause = IsADirectoryError(errno.EISDIR, "") if stat.S_ISDIR(info.st_mode) else None
+        raise file_error("%s: %r is %s, not a regular file" % (what, path, _kind(info.st_mode)), cause)
     if not text:
         return blob
     try:

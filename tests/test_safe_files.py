@@ -363,7 +363,8 @@ PARAMS_CASES = {
     "csr column -1": (nd_file(csr((2, 3), [0, 1, 1], [-1])), "column index -1 out of range"),
     "65 dimensions": (nd_file(dense([1] * 65, b"\0" * 4)), "65 dimensions"),
     "dense data missing": (nd_file(dense((2 ** 27, 1))), r"truncated .*\(536870912 bytes needed"),
-    "huge dims overflow": (nd_file(dense((2 ** 62, 2 ** 62, 2 ** 62))), "truncated"),
+    "huge dims overflow": (nd_file(dense((2 ** 62, 2 ** 62, 2 ** 62))), "too large for any array"),
+    "zero dim beside overflowing ones": (nd_file(dense((0, 2 ** 62, 2 ** 62))), "too large for any array"),
     "huge name length": (struct.pack("<QQQQQ", 0x112, 0, 0, 1, 2 ** 62), "number of names|truncated"),
 }
 
@@ -458,3 +459,20 @@ def test_no_pickle_eval_or_exec_on_file_content():
         src = open(os.path.join(ROOT, "neogluon", rel)).read()
         for banned in ("pickle.load(", "pickle.loads(", "eval(", "exec(", "literal_eval("):
             assert banned not in src, (rel, banned)
+
+
+def test_file_errors_are_also_the_os_errors_mxnet_code_catches(tmp_path):
+    """MXNet's Trainer.load_states raises FileNotFoundError for a missing file: code that
+    catches it keeps working, and the error is an MXNetError too."""
+    p = gluon.Parameter("w", shape=(2,))
+    p.initialize()
+    trainer = gluon.Trainer([p], "sgd")
+    with pytest.raises(FileNotFoundError) as info:
+        trainer.load_states(str(tmp_path / "missing.states"))
+    assert isinstance(info.value, MXNetError) and info.value.errno == errno.ENOENT
+    with pytest.raises(IsADirectoryError):
+        mx.nd.load(str(tmp_path))
+    with pytest.raises(IsADirectoryError):
+        trainer.save_states(str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="cannot write"):
+        mx.nd.save(str(tmp_path / "no" / "such" / "dir.nd"), [mx.nd.ones((1,))])
