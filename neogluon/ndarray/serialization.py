@@ -21,6 +21,14 @@ Files are written exactly as MXNet 1.9.1 writes them (V2; V3 only when an array 
 which only numpy shape semantics can express). Reading also accepts V3 arrays, sparse
 arrays (loaded densified: neogluon stores arrays densely) and the two older layouts
 (V1 magic 0xF993FAC8, and the magic-less one whose dims are uint32).
+
+Reading trusts nothing a file claims: every count, dimension and length is checked against
+the bytes left before anything is allocated, ndim is at most 32, a sparse record's index
+arrays must describe its shape exactly (row indices in range and strictly increasing; csr
+``indptr`` rising from 0 to the number of values, columns in range), and a sparse array's
+dense form may take at most DENSIFY_FACTOR times the buffer plus DENSIFY_ALLOWANCE bytes.
+Anything else is an MXNetError naming the file, the array and the problem. Files are read
+with :func:`neogluon.fileio.read_file` (regular files only) and written atomically.
 """
 import math
 import os

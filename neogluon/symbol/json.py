@@ -5,6 +5,11 @@ The format is nnvm's graph JSON: ``nodes`` in topological order (each with ``op`
 (the variables), ``node_row_ptr`` (the running count of every node's outputs, hidden ones
 included), ``heads`` (the outputs) and ``attrs`` with ``mxnet_version``. Files from older
 MXNet versions that spell node attributes ``attr`` or ``param`` are read too.
+
+Reading checks every field's type and every entry (a node index before the node, an output
+the node has), and bounds what attributes ask for before any name is built: ``num_args``
+by the inputs the node lists, a node's outputs by the file's size. Every problem is an
+MXNetError naming the node (and, from ``sym.load``, the file).
 """
 import json
 
