@@ -15,6 +15,7 @@ and it reads exactly the file's size.
 """
 import errno
 import os
+import shutil
 import stat
 import uuid
 
@@ -162,20 +163,30 @@ def atomic_write_all(files, what="save"):
 
 
 def _backup(path):
-    """A hard link to the current ``path`` (None when there is none or links are unsupported)."""
+    """A hard link to (or, where links are unsupported, a copy of) the current ``path``;
+    None when there is no such file."""
     if not os.path.exists(path):
         return None
-    link = "%s.%s.bak" % (path, uuid.uuid4().hex[:12])
+    directory, base = os.path.split(path)
+    backup = os.path.join(directory, ".%s.%s.bak" % (base, uuid.uuid4().hex[:12]))
     try:
-        os.link(path, link)
+        os.link(path, backup)
     except OSError:
-        return None
-    return link
+        shutil.copy2(path, backup)
+    return backup
 
 
 def _commit(temps, what):
-    """Rename every temporary file over its target; on failure undo the renames done."""
-    backups = [_backup(path) for _, path in temps] if len(temps) > 1 else [None] * len(temps)
+    """Rename every temporary file over its target; on failure undo the renames done.
+    Several files are backed up first, so that a failed rename can restore the others."""
+    backups = []
+    try:
+        for _, path in temps:
+            backups.append(_backup(path) if len(temps) > 1 else None)
+    except OSError as e:
+        for leftover in [tmp for tmp, _ in temps] + [b for b in backups if b is not None]:
+            _remove(leftover)
+        raise _error(what, temps[len(backups)][1], e) from e
     done = []
     try:
         for (tmp, path), backup in zip(temps, backups):

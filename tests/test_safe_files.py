@@ -476,3 +476,25 @@ def test_file_errors_are_also_the_os_errors_mxnet_code_catches(tmp_path):
         trainer.save_states(str(tmp_path))
     with pytest.raises(FileNotFoundError, match="cannot write"):
         mx.nd.save(str(tmp_path / "no" / "such" / "dir.nd"), [mx.nd.ones((1,))])
+
+
+def test_two_file_save_without_hard_links_still_restores(tmp_path, monkeypatch):
+    """Where the file system has no hard links the backups are copies; a failed second
+    rename still restores the first file."""
+    _, save = WRITERS["export"]
+    prefix = str(tmp_path / "model")
+    save(prefix, 1)
+    before = snapshot(tmp_path)
+    monkeypatch.setattr(fileio.os, "link", lambda *a: (_ for _ in ()).throw(OSError(errno.EPERM, "no links")))
+    real, calls = os.replace, []
+
+    def failing_replace(src, dst):
+        calls.append(dst)
+        if len(calls) == 2:
+            raise OSError(errno.EIO, "Input/output error")
+        return real(src, dst)
+    monkeypatch.setattr(fileio.os, "replace", failing_replace)
+    with pytest.raises(MXNetError, match="Input/output error"):
+        save(prefix, 2)
+    monkeypatch.undo()
+    assert snapshot(tmp_path) == before
