@@ -93,7 +93,7 @@ class _PendingNDArray:
     def __setstate__(self, state):
         if not isinstance(state, dict) or not isinstance(state.get("handle"), (bytes, bytearray)):
             raise pickle.UnpicklingError("an NDArray's state must be {'handle': bytes}")
-        self.array = serialization.loads_array(bytes(state["handle"]), "a pickled NDArray")
+        self.array = serialization.loads_array(state["handle"], "a pickled NDArray")
 
 
 class _NumpyArrayType:
@@ -124,9 +124,12 @@ def _scalar(dtype, data):
 
 
 def _bytearray(*args):
-    if len(args) > 2 or (args and not isinstance(args[0], (bytes, bytearray, str))):
-        raise pickle.UnpicklingError("bytearray is rebuilt from bytes only")
-    return bytearray(*args)
+    """``bytearray(bytes)`` as pickles write it; the bytes themselves stand in (no copy)."""
+    if len(args) == 1 and isinstance(args[0], (bytes, bytearray)):
+        return args[0]
+    if len(args) == 2 and isinstance(args[0], str) and args[1] == "latin-1":  # protocol < 3
+        return args[0].encode("latin-1")
+    raise pickle.UnpicklingError("bytearray is rebuilt from bytes only")
 
 
 def _rebuild(value, ctx="cpu(0)"):
