@@ -150,13 +150,7 @@ def test_failed_first_write_creates_nothing(tmp_path, monkeypatch, name):
     assert os.listdir(tmp_path) == []
 
 
-@pytest.mark.parametrize("name", ["export", "Block.save"])
-def test_failed_rename_restores_both_files(tmp_path, monkeypatch, name):
-    """The second rename fails: the first file, already replaced, gets its old contents back."""
-    _, save = WRITERS[name]
-    prefix = str(tmp_path / "model")
-    save(prefix, 1)
-    before = snapshot(tmp_path)
+def fail_second_rename(monkeypatch):
     real, calls = os.replace, []
 
     def failing_replace(src, dst):
@@ -165,6 +159,16 @@ def test_failed_rename_restores_both_files(tmp_path, monkeypatch, name):
             raise OSError(errno.EIO, "Input/output error")
         return real(src, dst)
     monkeypatch.setattr(fileio.os, "replace", failing_replace)
+
+
+@pytest.mark.parametrize("name", ["export", "Block.save"])
+def test_failed_rename_restores_both_files(tmp_path, monkeypatch, name):
+    """The second rename fails: the first file, already replaced, gets its old contents back."""
+    _, save = WRITERS[name]
+    prefix = str(tmp_path / "model")
+    save(prefix, 1)
+    before = snapshot(tmp_path)
+    fail_second_rename(monkeypatch)
     with pytest.raises(MXNetError, match="Input/output error"):
         save(prefix, 2)
     monkeypatch.undo()
@@ -486,14 +490,7 @@ def test_two_file_save_without_hard_links_still_restores(tmp_path, monkeypatch):
     save(prefix, 1)
     before = snapshot(tmp_path)
     monkeypatch.setattr(fileio.os, "link", lambda *a: (_ for _ in ()).throw(OSError(errno.EPERM, "no links")))
-    real, calls = os.replace, []
-
-    def failing_replace(src, dst):
-        calls.append(dst)
-        if len(calls) == 2:
-            raise OSError(errno.EIO, "Input/output error")
-        return real(src, dst)
-    monkeypatch.setattr(fileio.os, "replace", failing_replace)
+    fail_second_rename(monkeypatch)
     with pytest.raises(MXNetError, match="Input/output error"):
         save(prefix, 2)
     monkeypatch.undo()

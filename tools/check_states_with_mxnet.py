@@ -23,20 +23,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import neogluon as mx  # noqa: E402
 from neogluon import gluon  # noqa: E402
 
-CASES = [("sgd_momentum", "sgd", dict(learning_rate=0.1, momentum=0.9, wd=0.01), "float32"),
-         ("nag", "nag", dict(learning_rate=0.1, momentum=0.8), "float32"),
-         ("adam", "adam", dict(learning_rate=0.01, beta1=0.8, wd=0.1), "float32"),
-         ("adagrad", "adagrad", dict(learning_rate=0.1), "float32"),
-         ("rmsprop_centered", "rmsprop", dict(learning_rate=0.01, centered=True), "float32"),
-         ("adadelta", "adadelta", dict(rho=0.8), "float32"),
-         ("ftrl", "ftrl", dict(learning_rate=0.1, lamda1=0.01), "float32"),
-         ("signum", "signum", dict(learning_rate=0.01, momentum=0.9), "float32"),
-         ("adamax", "adamax", dict(learning_rate=0.01), "float32"),
-         ("nadam", "nadam", dict(learning_rate=0.01), "float32"),
-         ("ftml", "ftml", dict(learning_rate=0.01), "float32"),
-         ("lamb", "lamb", dict(learning_rate=0.01), "float32"),
-         ("sgd_mp_scheduler", "sgd", dict(momentum=0.9, multi_precision=True, lr_scheduler="factor"), "float16")]
-SHAPES = [(3, 2), (3,)]
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "extra", "states")
+with open(os.path.join(FIXTURES, "cases.json")) as _f:
+    _INFO = json.load(_f)
+# the optimizer setups of tools/make_extra_fixtures_states.py
+CASES = [(name, c["optimizer"], c["optimizer_params"], c["dtype"]) for name, c in sorted(_INFO["cases"].items())]
+SHAPES = [tuple(s) for s in _INFO["shapes"]]
 
 MXNET_SIDE = r'''
 import json, sys

@@ -16,7 +16,9 @@ from mxnet import gluon
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "extra", "states")
 
-# (case, optimizer, optimizer_params, parameter dtype)
+# (case, optimizer, optimizer_params, parameter dtype); lr_scheduler "factor" stands for
+# FactorScheduler(step=1, factor=0.5, base_lr=0.1) (cases.json keeps these, for
+# tools/check_states_with_mxnet.py)
 CASES = [
     ("sgd_momentum", "sgd", dict(learning_rate=0.1, momentum=0.9, wd=0.01), "float32"),
     ("sgd_plain", "sgd", dict(learning_rate=0.1), "float32"),
@@ -31,10 +33,15 @@ CASES = [
     ("nadam", "nadam", dict(learning_rate=0.01), "float32"),
     ("ftml", "ftml", dict(learning_rate=0.01), "float32"),
     ("lamb", "lamb", dict(learning_rate=0.01), "float32"),
-    ("sgd_mp_scheduler", "sgd", dict(momentum=0.9, multi_precision=True,
-                                     lr_scheduler=mx.lr_scheduler.FactorScheduler(step=1, factor=0.5, base_lr=0.1)),
-     "float16"),
+    ("sgd_mp_scheduler", "sgd", dict(momentum=0.9, multi_precision=True, lr_scheduler="factor"), "float16"),
 ]
+
+
+def optimizer_params(kw):
+    kw = dict(kw)
+    if kw.get("lr_scheduler") == "factor":
+        kw["lr_scheduler"] = mx.lr_scheduler.FactorScheduler(step=1, factor=0.5, base_lr=0.1)
+    return kw
 SHAPES = [(3, 2), (3,)]
 
 
@@ -71,7 +78,7 @@ def main():
     cases, arrays = {}, {}
     for name, opt, kw, dtype in CASES:
         params = make_params(dtype)
-        trainer = gluon.Trainer(params, opt, dict(kw))
+        trainer = gluon.Trainer(params, opt, optimizer_params(kw))
         for _ in range(2):
             step(trainer, params, [rng.randn(*s).astype(dtype) for s in SHAPES])
         trainer.save_states(os.path.join(OUT, name + ".states"))
@@ -95,7 +102,7 @@ def main():
             arrays["%s/g%d" % (name, i)] = g
             arrays["%s/after%d" % (name, i)] = p.data().asnumpy()
         cases[name] = dict(optimizer=opt, dtype=dtype, states=num_states, attrs=attrs_of(trainer._optimizer),
-                           optimizer_class=type(trainer._optimizer).__name__)
+                           optimizer_class=type(trainer._optimizer).__name__, optimizer_params=kw)
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump({"mxnet_version": mx.__version__, "shapes": SHAPES, "cases": cases}, f, indent=1, sort_keys=True)
     np.savez(os.path.join(OUT, "arrays.npz"), **arrays)
