@@ -28,6 +28,7 @@ from . import gluon
 from . import lr_scheduler
 from . import optimizer
 from . import metric
+from . import io
 from . import test_utils
 from . import visualization
 from . import visualization as viz
