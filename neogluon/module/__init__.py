@@ -1,0 +1,5 @@
+"""``mx.mod`` / ``mx.module``: MXNet 1.9.1's symbolic training API on neogluon's executor."""
+from .base_module import BaseModule
+from .module import Module
+
+__all__ = ["BaseModule", "Module"]
