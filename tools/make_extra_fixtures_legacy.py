@@ -256,7 +256,42 @@ def trainer_multi():
     _save("trainer_multi", meta, arrays)
 
 
-SECTIONS = {"io_core": io_core, "checkpoint": checkpoint, "mlp_fit": mlp_fit, "bucketing": bucketing,
+# ----------------------------------------------------------------------------- CSV, LibSVM, MNIST, wrappers
+def _descs(descs):
+    return [[d.name, list(d.shape), np.dtype(d.dtype).name] for d in descs]
+
+
+def iters():
+    """Batches of CSVIter, LibSVMIter (densified), MNISTIter, ResizeIter and PrefetchingIter."""
+    import tempfile
+    meta, arrays = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = lm.write_iter_inputs(tmp)
+        for case, cls, kwargs, epochs in lm.ITER_CASES:
+            it = lm.make_iter(mx, cls, kwargs, paths)
+            rec = dict(provide_data=_descs(it.provide_data), provide_label=_descs(it.provide_label), batches=[])
+            for ep in range(epochs):
+                for b, batch in enumerate(it):
+                    rec["batches"].append([ep, batch.pad])
+                    arrays["%s/%d/%d/d" % (case, ep, b)] = batch.data[0].asnumpy()
+                    arrays["%s/%d/%d/l" % (case, ep, b)] = batch.label[0].asnumpy()
+                it.reset()
+            meta[case] = rec
+    x = np.arange(40, dtype=np.float32).reshape(10, 4)
+    it = mx.io.ResizeIter(mx.io.NDArrayIter(x, np.arange(10), batch_size=3), 5)
+    meta["resize"] = [[b.data[0].asnumpy().tolist(), b.pad] for b in it]
+    it.reset()
+    meta["resize_again"] = [[b.data[0].asnumpy().tolist(), b.pad] for b in it]
+    it = mx.io.PrefetchingIter([mx.io.NDArrayIter({"data": x}, np.arange(10), batch_size=4),
+                                mx.io.NDArrayIter({"data": x * 2}, np.arange(10) + 1, batch_size=4)],
+                               rename_data=[{"data": "a"}, {"data": "b"}])
+    meta["prefetch_provide"] = [[d.name, list(d.shape)] for d in it.provide_data + it.provide_label]
+    meta["prefetch"] = [[[d.asnumpy().tolist() for d in b.data], [l.asnumpy().tolist() for l in b.label], b.pad]
+                        for b in it]
+    _save("iters", meta, arrays)
+
+
+SECTIONS = {"io_core": io_core, "iters": iters, "checkpoint": checkpoint, "mlp_fit": mlp_fit, "bucketing": bucketing,
             "trainer_multi": trainer_multi}
 
 if __name__ == "__main__":
