@@ -143,3 +143,28 @@ def make_iter(mx, cls, kwargs, paths):
     """``mx.io.<cls>(**kwargs)`` with ``@name`` values replaced by the file paths."""
     kw = {k: paths[v[1:]] if isinstance(v, str) and v.startswith("@") else v for k, v in kwargs.items()}
     return getattr(mx.io, cls)(**kw)
+
+
+def sequential_modules(mx):
+    """A SequentialModule of two Modules (auto-wired, the second takes the labels) and one of a
+    Module followed by a PythonLossModule whose gradient is softmax(scores) - one_hot(labels)."""
+    data = mx.sym.var("data")
+    net1 = mx.sym.Activation(mx.sym.FullyConnected(data, name="fc1", num_hidden=6), act_type="tanh")
+    net2 = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.var("hidden"), name="fc2", num_hidden=3),
+                                name="softmax")
+    seq = mx.mod.SequentialModule()
+    seq.add(mx.mod.Module(net1, label_names=None))
+    seq.add(mx.mod.Module(net2, data_names=("hidden",)), take_labels=True, auto_wiring=True)
+
+    def grad(scores, labels):
+        s = scores.asnumpy()
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        p[np.arange(len(p)), labels.asnumpy().astype(int)] -= 1
+        return p
+    scores = mx.sym.FullyConnected(data, name="fc3", num_hidden=3)
+    loss = mx.mod.SequentialModule()
+    loss.add(mx.mod.Module(scores, label_names=None))
+    loss.add(mx.mod.PythonLossModule(grad_func=grad, data_names=("fc3_output",)), take_labels=True,
+             auto_wiring=True)
+    return {"two_modules": seq, "python_loss": loss}

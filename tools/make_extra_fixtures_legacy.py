@@ -291,7 +291,30 @@ def iters():
     _save("iters", meta, arrays)
 
 
-SECTIONS = {"io_core": io_core, "iters": iters, "checkpoint": checkpoint, "mlp_fit": mlp_fit, "bucketing": bucketing,
+# ----------------------------------------------------------------------------- SequentialModule
+def sequential():
+    """SequentialModule.fit of two Modules, and of a Module with a PythonLossModule."""
+    rs = np.random.RandomState(9)
+    x = rs.uniform(-1, 1, (24, 5)).astype(np.float32)
+    y = rs.randint(0, 3, 24).astype(np.float32)
+    init = {"fc1_weight": rs.normal(0, 0.5, (6, 5)), "fc1_bias": rs.normal(0, 0.1, 6),
+            "fc2_weight": rs.normal(0, 0.5, (3, 6)), "fc2_bias": rs.normal(0, 0.1, 3),
+            "fc3_weight": rs.normal(0, 0.5, (3, 5)), "fc3_bias": rs.normal(0, 0.1, 3)}
+    meta, arrays = {}, {"x": x, "y": y}
+    arrays.update({"init/" + k: v.astype(np.float32) for k, v in init.items()})
+    for case, mod in sorted(lm.sequential_modules(mx).items()):
+        it = mx.io.NDArrayIter(x, y, batch_size=8)
+        rec = _Recorder()
+        mod.fit(it, num_epoch=3, optimizer_params={"learning_rate": 0.3}, eval_metric="acc",
+                arg_params={k: mx.nd.array(v) for k, v in init.items()}, allow_missing=False,
+                batch_end_callback=rec, initializer=None)
+        arg, _ = mod.get_params()
+        arrays.update({"%s/%s" % (case, k): v.asnumpy() for k, v in arg.items()})
+        meta[case] = dict(batches=rec.values, outputs=mod.output_shapes)
+    _save("sequential", meta, arrays)
+
+
+SECTIONS = {"sequential": sequential, "io_core": io_core, "iters": iters, "checkpoint": checkpoint, "mlp_fit": mlp_fit, "bucketing": bucketing,
             "trainer_multi": trainer_multi}
 
 if __name__ == "__main__":
