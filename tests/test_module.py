@@ -122,7 +122,7 @@ def test_module_fit_mnist_mlp_matches_mxnet(case):
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     try:
-        mod = mx.mod.Module(net, context=mx.cpu())
+        mod = mx.mod.Module(net, context=[mx.cpu(i) for i in range(rec_meta["devices"])])
         mod.fit(train, eval_data=val, eval_metric=["acc", "ce"], num_epoch=3,
                 arg_params={k: mx.nd.array(v) for k, v in init.items()},
                 batch_end_callback=[rec, mx.callback.Speedometer(100, 2)], **rec_meta["kwargs"])

@@ -165,9 +165,10 @@ def mlp_fit():
     net = lm.mlp_symbol(mx)
     init = lm.init_params(net, dict(data=(100, 1, 28, 28)), 11, 0.05)
     meta, arrays = {}, {}  # inputs and initial parameters are re-made by the test (RandomState is stable)
-    for case, kw in (("sgd_mom", dict(optimizer="sgd", optimizer_params={"learning_rate": 0.1, "momentum": 0.9,
-                                                                          "wd": 1e-4})),
-                     ("adam", dict(optimizer="adam", optimizer_params={"learning_rate": 0.002}))):
+    sgd = dict(optimizer="sgd", optimizer_params={"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-4})
+    for case, ndev, kw in (("sgd_mom", 1, sgd), ("adam", 1, dict(optimizer="adam",
+                                                                    optimizer_params={"learning_rate": 0.002})),
+                           ("sgd_mom_two_cpus", 2, sgd)):
         np.random.seed(42)
         train = mx.io.NDArrayIter(x, y, batch_size=100, shuffle=True)
         val = mx.io.NDArrayIter(vx, vy, batch_size=100)
@@ -176,7 +177,7 @@ def mlp_fit():
         handler.emit = lambda r: logs.append(r.getMessage())
         logging.getLogger().addHandler(handler)
         logging.getLogger().setLevel(logging.INFO)
-        mod = mx.mod.Module(net, context=mx.cpu())
+        mod = mx.mod.Module(net, context=[mx.cpu(i) for i in range(ndev)])
         mod.fit(train, eval_data=val, eval_metric=["acc", "ce"], num_epoch=3,
                 arg_params={k: mx.nd.array(v) for k, v in init.items()},
                 batch_end_callback=[rec, mx.callback.Speedometer(100, 2)], **kw)
@@ -188,7 +189,7 @@ def mlp_fit():
                        if case == "sgd_mom" or k.startswith("fc3")})
         arrays["%s/pred" % case] = pred.asnumpy()
         import re
-        meta[case] = dict(kwargs=kw, batches=rec.values, score=[[n, float(v)] for n, v in score],
+        meta[case] = dict(kwargs=kw, devices=ndev, batches=rec.values, score=[[n, float(v)] for n, v in score],
                           logs=[re.sub(r"Speed: [0-9.]+", "Speed: <S>", re.sub(r"cost=[0-9.]+", "cost=<T>", m))
                                 for m in logs])
     _save("mlp_fit", meta, arrays)
