@@ -136,3 +136,20 @@ def test_trainer_update_on_kvstore_refuses_update_and_saves_states(tmp_path):
     trainer.save_states(fname)
     trainer.load_states(fname)
     assert trainer.learning_rate == 0.1
+
+
+def test_arrays_keep_their_cpu_device_id():
+    """torch has one CPU device; MXNet's cpu(k) contexts stay distinct as they are in MXNet."""
+    a = mx.nd.array([1, 2], ctx=mx.cpu(1))
+    assert a.context == mx.cpu(1) and a.copy().context == mx.cpu(1)
+    b = a.as_in_context(mx.cpu(0))
+    assert b.context == mx.cpu(0) and b is not a and a.as_in_context(mx.cpu(1)) is a
+    assert (a + 1).context == mx.cpu(0)  # an operator's result, outside any device scope
+    with mx.cpu(1):
+        assert (b + 1).context == mx.cpu(1) and mx.nd.zeros((2,)).context == mx.cpu(1)
+        assert b.context == mx.cpu(0)  # a copy made for cpu(0) says so
+    assert [x.context for x in gluon.utils.split_and_load(np.ones((4, 2)), [mx.cpu(0), mx.cpu(1)])] == \
+        [mx.cpu(0), mx.cpu(1)]
+    p = gluon.Parameter("w", shape=(2,))
+    p.initialize(ctx=[mx.cpu(0), mx.cpu(1)])
+    assert [d.context for d in p.list_data()] == [mx.cpu(0), mx.cpu(1)]
