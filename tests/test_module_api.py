@@ -130,3 +130,45 @@ def test_module_errors():
         mod.backward()
     with pytest.raises(mx.MXNetError, match="FeedForward"):
         mx.model.FeedForward.load("x", 1)
+
+
+def test_state_inputs():
+    data, state = mx.sym.var("data"), mx.sym.var("h")
+    net = mx.sym.FullyConnected(data, num_hidden=2, name="fc") + state  # the shape of h is inferred
+    mod = mx.mod.Module(net, label_names=None, state_names=["h"])
+    assert mod._param_names == ["fc_weight", "fc_bias"]
+    mod.bind([("data", (3, 4))], for_training=False)
+    mod.init_params(mx.init.One())
+    mod.set_states(value=5)
+    mod.forward(mx.io.DataBatch([mx.nd.zeros((3, 4))]))
+    assert mod.get_outputs()[0].asnumpy().tolist() == [[5, 5]] * 3
+    (h,), = mod.get_states(merge_multi_context=False)
+    mod.set_states(states=[[mx.nd.ones(h.shape) * 2]])
+    mod.forward(mx.io.DataBatch([mx.nd.zeros((3, 4))]))
+    assert mod.get_outputs()[0].asnumpy().tolist() == [[2, 2]] * 3
+    with pytest.raises(AssertionError):
+        mod.get_states()
+
+
+def test_fit_callbacks(tmp_path, caplog):
+    import logging
+    net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc"), name="sm")
+    mod = mx.mod.Module(net, label_names=["sm_label"])
+    x, y = np.random.RandomState(0).uniform(size=(8, 3)), np.arange(8) % 2
+    train = mx.io.NDArrayIter(x, y, batch_size=4, label_name="sm_label")
+    val = mx.io.NDArrayIter(x, y, batch_size=4, label_name="sm_label")
+    seen = []
+    with caplog.at_level(logging.INFO):
+        mod.fit(train, eval_data=val, num_epoch=2, epoch_end_callback=mx.callback.do_checkpoint(str(tmp_path / "m")),
+                batch_end_callback=lambda p: seen.append(("train", p.epoch, p.nbatch)),
+                eval_batch_end_callback=lambda p: seen.append(("eval", p.epoch, p.nbatch)),
+                eval_end_callback=mx.callback.LogValidationMetricsCallback())
+    assert seen == [("train", 0, 0), ("train", 0, 1), ("eval", 0, 0), ("eval", 0, 1),
+                    ("train", 1, 0), ("train", 1, 1), ("eval", 1, 0), ("eval", 1, 1)]
+    assert os.path.exists(str(tmp_path / "m-0002.params"))
+    msgs = [m for m in caplog.messages if not m.startswith(("Epoch[0] Time", "Epoch[1] Time"))]
+    assert [m.split("=")[0] for m in msgs] == [
+        "Epoch[0] Train-accuracy", 'Saved checkpoint to "%s-0001.params"' % (tmp_path / "m"),
+        "Epoch[0] Validation-accuracy", "Epoch[0] Validation-accuracy",
+        "Epoch[1] Train-accuracy", 'Saved checkpoint to "%s-0002.params"' % (tmp_path / "m"),
+        "Epoch[1] Validation-accuracy", "Epoch[1] Validation-accuracy"]
