@@ -136,6 +136,8 @@ ITER_CASES = [
                                              label_shape=(2,), batch_size=2), 2),
     ("mnist", "MNISTIter", dict(image="@img", label="@lab", batch_size=3, shuffle=False), 2),
     ("mnist_flat", "MNISTIter", dict(image="@img", label="@lab", batch_size=2, shuffle=False, flat=True), 1),
+    ("mnist_shuffled", "MNISTIter", dict(image="@img", label="@lab", batch_size=3, seed=3), 2),
+    ("mnist_shuffled_default_seed", "MNISTIter", dict(image="@img", label="@lab", batch_size=7, flat=True), 1),
 ]
 
 

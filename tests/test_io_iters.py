@@ -153,13 +153,12 @@ def test_file_iterator_errors(tmp_path):
         mx.io.MNISTIter(image=paths["lab"], label=paths["lab"])
 
 
-def test_mnist_shuffle_is_a_seeded_permutation(tmp_path):
-    paths = lm.write_iter_inputs(str(tmp_path))
-    labels = [list(b.label[0].asnumpy()) for b in mx.io.MNISTIter(image=paths["img"], label=paths["lab"],
-                                                                     batch_size=7, seed=3)]
-    again = [list(b.label[0].asnumpy()) for b in mx.io.MNISTIter(image=paths["img"], label=paths["lab"],
-                                                                    batch_size=7, seed=3)]
-    assert labels == again and sorted(labels[0]) == list(range(7)) and labels[0] != list(range(7))
+def test_mnist_shuffle_is_mxnets_std_shuffle():
+    """Permutations of 250 examples MXNet 1.9.1's MNISTIter gave for seeds 0 and 3."""
+    from neogluon.io.mnist import std_shuffle_order
+    want = IT_META["std_shuffle_250"]
+    for seed in (0, 3):
+        assert std_shuffle_order(250, seed).tolist() == want[str(seed)]
 
 
 def test_resize_and_prefetching_iter_match_mxnet():

@@ -278,6 +278,19 @@ def iters():
                     arrays["%s/%d/%d/l" % (case, ep, b)] = batch.label[0].asnumpy()
                 it.reset()
             meta[case] = rec
+        # the order of MNISTIter's shuffle: 250 examples labelled by their index
+        import struct
+        with open(os.path.join(tmp, "img250"), "wb") as f:
+            f.write(struct.pack(">IIII", 2051, 250, 28, 28))
+            f.write(np.zeros((250, 28, 28), np.uint8).tobytes())
+        with open(os.path.join(tmp, "lab250"), "wb") as f:
+            f.write(struct.pack(">II", 2049, 250))
+            f.write(np.arange(250).astype(np.uint8).tobytes())
+        meta["std_shuffle_250"] = {}
+        for seed in (0, 3):
+            it = mx.io.MNISTIter(image=os.path.join(tmp, "img250"), label=os.path.join(tmp, "lab250"),
+                                 batch_size=250, seed=seed)
+            meta["std_shuffle_250"][seed] = [int(v) for v in it.next().label[0].asnumpy()]
     x = np.arange(40, dtype=np.float32).reshape(10, 4)
     it = mx.io.ResizeIter(mx.io.NDArrayIter(x, np.arange(10), batch_size=3), 5)
     meta["resize"] = [[b.data[0].asnumpy().tolist(), b.pad] for b in it]

@@ -2,8 +2,9 @@
 
 Reads ``image`` (magic 2051) and ``label`` (magic 2049) big-endian idx files; pixels are scaled
 by 1/256 as MXNet does, data is ``(batch, 1, 28, 28)`` or, with ``flat``, ``(batch, 784)``;
-an incomplete last batch is dropped. ``shuffle`` (MXNet's default) permutes the examples once
-with numpy's generator seeded by ``seed``: the order differs from MXNet's (C++ ``std::shuffle``).
+an incomplete last batch is dropped. ``shuffle`` (MXNet's default) permutes the examples once,
+in MXNet's order: ``std::shuffle`` of the GCC runtime MXNet 1.9.1 is built with, driven by
+``std::mt19937(seed)`` (reproduced with numpy's MT19937, which is the same generator).
 """
 import gzip
 import struct
@@ -15,6 +16,32 @@ from .. import ndarray as nd
 from .io import DataBatch, DataDesc, DataIter
 
 __all__ = ["MNISTIter"]
+
+
+def std_shuffle_order(n, seed):
+    """The permutation ``std::shuffle(v.begin(), v.end(), std::mt19937(seed))`` gives ``v = 0..n-1``
+    with MXNet 1.9.1's libstdc++: for each ``i`` from 1, swap ``v[i]`` with ``v[j]``, ``j`` uniform in
+    ``[0, i]`` drawn by ``uniform_int_distribution``'s downscaling (rejecting raw values past the
+    largest multiple of the range)."""
+    bits = np.random.MT19937()
+    bits._legacy_seeding(seed & 0xFFFFFFFF)  # pylint: disable=protected-access  (std::mt19937's seeding)
+    raw = bits.random_raw(max(2 * n, 16)).tolist()
+    pos = 0
+    order = list(range(n))
+    for i in range(1, n):
+        span = i + 1
+        scaling = 0xFFFFFFFF // span
+        past = span * scaling
+        while True:
+            if pos == len(raw):
+                raw, pos = bits.random_raw(max(n, 16)).tolist(), 0
+            r = raw[pos]
+            pos += 1
+            if r < past:
+                break
+        j = r // scaling
+        order[i], order[j] = order[j], order[i]
+    return np.array(order, dtype=np.int64)
 
 
 def _read_idx(fname, magic, what):
@@ -50,7 +77,7 @@ class MNISTIter(DataIter):
         part = slice(bounds[part_index], bounds[part_index + 1])
         images, labels = images[part], labels[part]
         if shuffle:
-            order = np.random.RandomState(seed).permutation(images.shape[0])
+            order = std_shuffle_order(images.shape[0], seed)
             images, labels = images[order], labels[order]
         rows, cols = images.shape[1:]
         shape = (rows * cols,) if flat else (1, rows, cols)
