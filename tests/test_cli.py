@@ -292,3 +292,64 @@ def test_digits_are_shaped_like_mnist():
     assert x_train.min() == 0 and x_train.max() == 1
     assert np.all(x_train[:, :, :2] == 0) and np.all(x_train[:, :, -2:] == 0)
     assert sorted(set(y_test.tolist())) == list(range(10))
+
+
+# --- neogluon doctor -----------------------------------------------------------------------------
+
+def _doctor_json(tmp_path, **env):
+    """``neogluon doctor --json`` with extra environment variables, as a dict."""
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        code, out, err = neogluon("doctor", "--json", cwd=str(tmp_path))
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_doctor_reports_versions_threads_extras_and_store(tmp_path):
+    import torch
+    import neogluon
+    store = tmp_path / "home" / "models"
+    store.mkdir(parents=True)
+    (store / "resnet18_v1-a0666292.params").write_bytes(b"")
+    report = _doctor_json(tmp_path, MXNET_HOME=str(tmp_path / "home"))
+    assert report["versions"] == {"neogluon": neogluon.__version__, "mxnet_api": "1.9.1",
+                                  "torch": torch.__version__, "numpy": np.__version__}
+    assert report["python"]["version"] == sys.version.split()[0]
+    assert report["cpu"]["logical_cores"] == os.cpu_count()
+    threads = report["threads"]
+    assert threads["torch_intra_op_threads"] == 1  # the subprocess runs with OMP_NUM_THREADS=1
+    assert threads["environment"]["OMP_NUM_THREADS"] == "1"
+    assert report["gpus"]["cuda_available"] == torch.cuda.is_available()
+    # the extras CI installs, read from the package metadata with each requirement's version
+    for extra in ("test", "demo", "viz"):
+        assert report["extras"][extra]["installed"], report["extras"][extra]
+    assert report["extras"]["demo"]["packages"]["tqdm"]
+    assert report["model_store"] == {"directory": str(store), "exists": True,
+                                     "params_files": ["resnet18_v1-a0666292.params"]}
+
+
+def test_doctor_tells_which_mxnet_import_gives(tmp_path):
+    report = _doctor_json(tmp_path)
+    assert report["mxnet_import"]["provider"] in ("none", "neogluon")
+    fake = tmp_path / "site" / "mxnet"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise RuntimeError('doctor must not import mxnet')\n")
+    report = _doctor_json(tmp_path, PYTHONPATH=str(tmp_path / "site") + os.pathsep + ROOT)
+    assert report["mxnet_import"]["provider"] == "real"
+    assert report["mxnet_import"]["origin"] == str(fake / "__init__.py")
+
+
+def test_doctor_text_has_every_section():
+    code, out, err = neogluon("doctor")
+    assert code == 0, err
+    for heading in ("Python", "Platform", "Cpu", "Threads", "Versions", "Mxnet Import", "Gpus", "Extras",
+                    "Model Store"):
+        assert "----------%s----------" % heading in out
+    assert "torch_intra_op_threads" in out and "mxnet_api               : 1.9.1" in out
