@@ -3,6 +3,7 @@ and the full set of user mistakes through ``neogluon.cli.main`` in-process (the 
 code path, minus the interpreter start-up): one line on stderr, non-zero exit."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -84,7 +85,7 @@ def test_demo_end_to_end(tmp_path):
     assert "Traceback" not in err
     assert "imperative epoch 1/1" in out and "hybridized epoch 1/1" in out
     assert "test accuracy: imperative" in out
-    assert "speed-up of the hybridized run:" in out and "inference on one image at a time:" in out
+    assert "speed-up of the hybridized training step:" in out and "inference on one image at a time:" in out
     assert "re-imported model's outputs agree" in out
     for name in ("lenet-symbol.json", "lenet-0000.params", "lenet-curves.png"):
         assert (out_dir / name).stat().st_size > 0
@@ -292,3 +293,90 @@ def test_digits_are_shaped_like_mnist():
     assert x_train.min() == 0 and x_train.max() == 1
     assert np.all(x_train[:, :, :2] == 0) and np.all(x_train[:, :, -2:] == 0)
     assert sorted(set(y_test.tolist())) == list(range(10))
+
+
+# --- neogluon doctor -----------------------------------------------------------------------------
+
+def _doctor_json(tmp_path, **env):
+    """``neogluon doctor --json`` with extra environment variables, as a dict."""
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        code, out, err = neogluon("doctor", "--json", cwd=str(tmp_path))
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_doctor_reports_versions_threads_extras_and_store(tmp_path):
+    import torch
+    import neogluon
+    store = tmp_path / "home" / "models"
+    store.mkdir(parents=True)
+    (store / "resnet18_v1-a0666292.params").write_bytes(b"")
+    report = _doctor_json(tmp_path, MXNET_HOME=str(tmp_path / "home"))
+    assert report["versions"] == {"neogluon": neogluon.__version__, "mxnet_api": "1.9.1",
+                                  "torch": torch.__version__, "numpy": np.__version__}
+    assert report["python"]["version"] == sys.version.split()[0]
+    assert report["cpu"]["logical_cores"] == os.cpu_count()
+    threads = report["threads"]
+    assert threads["torch_intra_op_threads"] == 1  # the subprocess runs with OMP_NUM_THREADS=1
+    assert threads["environment"]["OMP_NUM_THREADS"] == "1"
+    assert report["gpus"]["cuda_available"] == torch.cuda.is_available()
+    # the extras CI installs, read from the package metadata with each requirement's version
+    for extra in ("test", "demo", "viz"):
+        assert report["extras"][extra]["installed"], report["extras"][extra]
+    assert report["extras"]["demo"]["packages"]["tqdm"]
+    assert report["model_store"] == {"directory": str(store), "exists": True,
+                                     "params_files": ["resnet18_v1-a0666292.params"]}
+
+
+def test_doctor_tells_which_mxnet_import_gives(tmp_path):
+    report = _doctor_json(tmp_path)
+    assert report["mxnet_import"]["provider"] in ("none", "neogluon")
+    fake = tmp_path / "site" / "mxnet"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise RuntimeError('doctor must not import mxnet')\n")
+    report = _doctor_json(tmp_path, PYTHONPATH=str(tmp_path / "site") + os.pathsep + ROOT)
+    assert report["mxnet_import"]["provider"] == "real"
+    assert report["mxnet_import"]["origin"] == str(fake / "__init__.py")
+
+
+def test_doctor_text_has_every_section():
+    code, out, err = neogluon("doctor")
+    assert code == 0, err
+    for heading in ("Python", "Platform", "Cpu", "Threads", "Versions", "Mxnet Import", "Gpus", "Extras",
+                    "Model Store"):
+        assert "----------%s----------" % heading in out
+    assert "torch_intra_op_threads" in out and "mxnet_api               : 1.9.1" in out
+
+
+@pytest.mark.slow
+def test_demo_under_load_never_concludes_beyond_its_measurements(tmp_path):
+    """With a CPU-bound process competing for the cores, the demo either states a ratio
+    whose 95% interval is narrow enough to support it, or says the machine is too busy."""
+    pytest.importorskip("sklearn")
+    pytest.importorskip("matplotlib")
+    burner = subprocess.Popen([sys.executable, "-c", "import torch\na = torch.randn(384, 384)\n"
+                               "for _ in range(10 ** 7): a @ a"])
+    try:
+        env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+        proc = subprocess.run([sys.executable, "-m", "neogluon", "demo", "--epochs", "1", "--out", str(tmp_path)],
+                              env=dict(env, PYTHONPATH=ROOT, MPLBACKEND="Agg"), capture_output=True, text=True,
+                              timeout=600)
+    finally:
+        burner.kill()
+        burner.wait()
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("speed-up of")]
+    assert len(lines) == 2, proc.stdout
+    for line in lines:
+        if "too busy to conclude" in line:
+            continue
+        median, low, high = (float(v) for v in re.search(r": ([\d.]+)x .*interval ([\d.]+)x-([\d.]+)x", line).groups())
+        assert low <= median <= high and (high - low) / median <= 0.2 + 0.01, line

@@ -36,17 +36,19 @@ def run(args):
     scripts = _find(args.dir, args.only)
     torch.set_num_threads(args.threads)
     print(machine_note(args.threads))
+    from .progress import progress
     rows = []
-    for name, path in scripts:
+    bar = progress(scripts, desc="benchmarks", unit="script")
+    for name, path in bar:
         module = _load(name, path)
         if hasattr(module, "cli_rows"):
             results = module.cli_rows
         elif name in READERS:
             results = functools.partial(READERS[name], module)
         else:
-            print("(skipped %s: it defines no cli_rows(quick))" % os.path.basename(path), file=sys.stderr)
+            bar.write("(skipped %s: it defines no cli_rows(quick))" % os.path.basename(path), file=sys.stderr)
             continue
-        print("running %s ..." % os.path.basename(path), file=sys.stderr, flush=True)
+        bar.write("running %s ..." % os.path.basename(path), file=sys.stderr)
         rows.extend((name, case, times) for case, times in results(not args.full).items())
     print(format_table(rows))
     return 0

@@ -1,9 +1,11 @@
 """``neogluon demo``: the hybridization tutorial end to end on real data.
 
 The tutorial's LeNet is trained twice on scikit-learn's digits from the same initial
-weights and the same batch order: once imperatively, once after ``hybridize()``, epoch
-by epoch in turn (so that both runs see the same machine load). The demo
-prints the test accuracy and the measured speed-up of the hybridized run, exports the
+weights and the same batch order: once imperatively, once after ``hybridize()``, batch by
+batch in turn, the order alternating (so that both runs see the same machine load). The
+demo prints the test accuracy and the speed-up of the hybridized run as the median of the
+paired step-time ratios with its 95% interval, or, when another process made the timings
+too noisy to conclude, says so instead of a number (:mod:`neogluon.cli.timing`); it exports the
 hybridized model (``lenet-symbol.json``, ``lenet-0000.params``), re-imports it with
 ``SymbolBlock.imports`` and checks that the outputs agree, and draws the loss and accuracy
 curves into ``lenet-curves.png``.
@@ -18,6 +20,7 @@ from ..fileio import atomic_write
 from .digits import load_digits_28
 from .lenet import build_lenet
 from .errors import CLIError
+from .timing import describe, paired_ratio
 
 ACCURACY_TARGET = 0.95
 
@@ -61,25 +64,23 @@ def run(args):
     nets = _twin_nets(mx, ctx, data.x_test[:2], args.seed)
     nets["hybridized"].hybridize()
     runs = [_Run(mx, mode, net, data, args) for mode, net in nets.items()]
-    for epoch in range(args.epochs):  # interleaved, so that both runs see the same machine load
-        for r in runs:
-            r.epoch(epoch, progress)
+    for epoch in range(args.epochs):
+        _train_epoch(runs, data, epoch, args, progress)
     histories = {r.mode: r.history for r in runs}
 
     imp, hyb = histories["imperative"], histories["hybridized"]
-    speedup = imp["step_time"] / hyb["step_time"]
     print("test accuracy: imperative %.1f%%, hybridized %.1f%%%s"
           % (100 * imp["test_acc"][-1], 100 * hyb["test_acc"][-1],
              "" if hyb["test_acc"][-1] >= ACCURACY_TARGET else "  (below %d%%: train longer with --epochs)"
              % (100 * ACCURACY_TARGET)))
-    print("speed-up of the hybridized run: %.2fx (training steps %.2fs imperative, %.2fs hybridized)"
-          % (speedup, imp["step_time"], hyb["step_time"]))
+    training = paired_ratio(imp["step_times"], hyb["step_times"])
+    print(describe(training, "speed-up of the hybridized training step"))
     single = _time_single_image(nets, data.x_test[:1])
-    print("speed-up of hybridized inference on one image at a time: %.2fx (%.2f ms imperative, %.2f ms hybridized)"
-          % (single["imperative"] / single["hybridized"], 1e3 * single["imperative"], 1e3 * single["hybridized"]))
+    print(describe(paired_ratio(single["imperative"], single["hybridized"]),
+                   "speed-up of hybridized inference on one image at a time"))
 
     agree = _export_and_reimport(mx, nets["hybridized"], data, args.out, ctx)
-    png = _plot(histories, speedup, os.path.join(args.out, "lenet-curves.png"))
+    png = _plot(histories, training, os.path.join(args.out, "lenet-curves.png"))
     print("wrote %s" % png)
     return 0 if agree else 1
 
@@ -126,11 +127,15 @@ class _Run:
         self.trainer = mx.gluon.Trainer(net.collect_params(), "adam",
                                         {"learning_rate": args.lr, "lr_scheduler": schedule})
         self.loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
-        self.history = {"loss": [], "train_acc": [], "test_acc": [], "epoch_time": [], "step_time": 0.0}
+        self.history = {"loss": [], "train_acc": [], "test_acc": [], "epoch_time": [], "step_times": []}
         self.steps = 0
+        self._begin_epoch()
+
+    def _begin_epoch(self):
+        self.metric, self.total_loss, self.count, self.elapsed = self.mx.metric.Accuracy(), 0.0, 0, 0.0
 
     def step(self, x, y):
-        """One training step; its time counts except for the first (deferred init, tracing)."""
+        """One training step; its time is recorded except for the first (deferred init, tracing)."""
         mx = self.mx
         start = time.perf_counter()
         with mx.autograd.record():
@@ -139,44 +144,56 @@ class _Run:
         loss.backward()
         self.trainer.step(x.shape[0])
         batch_loss = loss.sum().asscalar()
-        if self.steps:
-            self.history["step_time"] += time.perf_counter() - start
+        seconds = time.perf_counter() - start
+        if self.steps:  # the first step also pays for warm-up: left out of the times, as in the ratios
+            self.elapsed += seconds
+            self.history["step_times"].append(seconds)
         self.steps += 1
-        return out, batch_loss
+        self.metric.update([y], [out])
+        self.total_loss += batch_loss
+        self.count += x.shape[0]
 
-    def epoch(self, epoch, progress):
-        """Train one epoch (batch order fixed by the seed and epoch), then evaluate."""
-        mx, data, args, history = self.mx, self.data, self.args, self.history
-        np.random.seed(args.seed + epoch)  # the DataLoader's shuffling: same order in both runs
-        metric, total_loss, count = mx.metric.Accuracy(), 0.0, 0
-        start = time.perf_counter()
-        bar = progress(data.loader, desc="%-10s epoch %d/%d" % (self.mode, epoch + 1, args.epochs), unit="batch")
-        for x, y in bar:
-            x, y = x.as_in_context(data.ctx), y.as_in_context(data.ctx)
-            out, batch_loss = self.step(x, y)
-            metric.update([y], [out])
-            total_loss += batch_loss
-            count += x.shape[0]
-            bar.set_postfix(loss="%.3f" % (total_loss / count))
-        history["epoch_time"].append(time.perf_counter() - start)
-        history["loss"].append(total_loss / count)
-        history["train_acc"].append(metric.get()[1])
-        history["test_acc"].append(_accuracy(mx, self.net, data))
-        bar.write("%-10s epoch %d/%d: loss %.4f, train accuracy %.3f, test accuracy %.3f (%.2fs)"
+    def end_epoch(self, epoch, bar):
+        """Evaluate on the test split, record the epoch and print its line above the bar."""
+        history, args = self.history, self.args
+        history["epoch_time"].append(self.elapsed)
+        history["loss"].append(self.total_loss / self.count)
+        history["train_acc"].append(self.metric.get()[1])
+        history["test_acc"].append(_accuracy(self.mx, self.net, self.data))
+        bar.write("%-10s epoch %d/%d: loss %.4f, train accuracy %.3f, test accuracy %.3f (%.2fs of training steps)"
                   % (self.mode, epoch + 1, args.epochs, history["loss"][-1], history["train_acc"][-1],
                      history["test_acc"][-1], history["epoch_time"][-1]))
+        self._begin_epoch()
 
 
-def _time_single_image(nets, x, calls=100, rounds=3):
-    """Best-of-rounds seconds per prediction of one image, for each net (rounds interleaved)."""
-    best = {mode: float("inf") for mode in nets}
-    for _ in range(rounds):
-        for mode, net in nets.items():
+def _train_epoch(runs, data, epoch, args, progress):
+    """One epoch of both runs on the same batches (order fixed by the seed and epoch), each
+    batch stepped by both runs back to back, which one goes first alternating."""
+    np.random.seed(args.seed + epoch)  # the DataLoader's shuffling
+    bar = progress(data.loader, desc="epoch %d/%d" % (epoch + 1, args.epochs), unit="batch")
+    for i, (x, y) in enumerate(bar):
+        x, y = x.as_in_context(data.ctx), y.as_in_context(data.ctx)
+        for r in (runs if i % 2 == 0 else runs[::-1]):
+            r.step(x, y)
+        bar.set_postfix(loss="%.3f" % (runs[0].total_loss / runs[0].count))
+    for r in runs:
+        r.end_epoch(epoch, bar)
+
+
+def _time_single_image(nets, x, calls=10, pairs=60):
+    """Seconds per prediction of one image, for each net, in ``pairs`` adjacent blocks of
+    ``calls`` predictions, the order alternating (see :mod:`neogluon.cli.timing`)."""
+    for net in nets.values():  # warm-up
+        net(x).wait_to_read()
+    modes = list(nets)
+    times = {mode: [] for mode in modes}
+    for i in range(pairs):
+        for mode in (modes if i % 2 == 0 else modes[::-1]):
             start = time.perf_counter()
             for _ in range(calls):
-                net(x).wait_to_read()
-            best[mode] = min(best[mode], (time.perf_counter() - start) / calls)
-    return best
+                nets[mode](x).wait_to_read()
+            times[mode].append((time.perf_counter() - start) / calls)
+    return times
 
 
 def _accuracy(mx, net, data):
@@ -199,7 +216,7 @@ def _export_and_reimport(mx, net, data, out_dir, ctx):
     return agree
 
 
-def _plot(histories, speedup, path):
+def _plot(histories, training, path):
     """Loss, test accuracy and epoch time of both runs, side by side, into ``path``."""
     import matplotlib
     matplotlib.use("Agg")
@@ -219,7 +236,9 @@ def _plot(histories, speedup, path):
     ax_acc.set(title="accuracy", xlabel="epoch", ylabel="%")
     ax_acc.axhline(100 * ACCURACY_TARGET, color="grey", linewidth=0.8, linestyle=":",
                    label="%d%% target" % (100 * ACCURACY_TARGET))
-    ax_time.set(title="time per epoch (training speed-up %.2fx)" % speedup, xlabel="epoch", ylabel="seconds")
+    title = ("time per epoch (training speed-up %.2fx)" % training.median if training.conclusive
+             else "time per epoch (speed-up: too noisy to conclude)")
+    ax_time.set(title=title, xlabel="epoch", ylabel="seconds of training steps")
     ax_time.set_ylim(bottom=0)
     for ax in (ax_loss, ax_acc, ax_time):
         ax.grid(alpha=0.3)

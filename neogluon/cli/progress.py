@@ -15,8 +15,8 @@ class _NoBar:
         """tqdm's live statistics: nothing to show without a bar."""
 
     @staticmethod
-    def write(line):
-        print(line)
+    def write(line, file=None):
+        print(line, file=file, flush=True)
 
 
 def progress(iterable, desc, unit):
