@@ -166,7 +166,22 @@ def cvcopymakeborder(src, *, top, bot, left, right, type, value, values):  # pyl
 
 
 # ----------------------------------------------------------------------------- layout
-@register("_image_to_tensor")
+def _to_tensor_shape(attrs, shapes):
+    s = tuple(shapes[0])
+    return [s[:-3] + (s[-1],) + s[-3:-1]]
+
+
+def _same_shape(attrs, shapes):
+    return [tuple(shapes[0])]
+
+
+def _resize_shape(attrs, shapes):
+    s = tuple(shapes[0])
+    h, w = resized_hw(s[-3], s[-2], attrs["size"], attrs["keep_ratio"])
+    return [s[:-3] + (h, w, s[-1])]
+
+
+@register("_image_to_tensor", infer_type=lambda attrs, dtypes: [np.dtype(np.float32)], infer_shape=_to_tensor_shape)
 def to_tensor(data):
     """HWC (or NHWC) in [0, 255] -> CHW (or NCHW) float32 in [0, 1]."""
     _check(data.dim() in (3, 4), "_image_to_tensor", "Input image must have shape (height, width, channels), "
@@ -174,7 +189,7 @@ def to_tensor(data):
     return data.movedim(-1, -3).to(torch.float32) / 255.0
 
 
-@register("_image_normalize", params=dict(mean=FloatTuple((0.0, 0.0, 0.0, 0.0)),
+@register("_image_normalize", infer_shape=_same_shape, params=dict(mean=FloatTuple((0.0, 0.0, 0.0, 0.0)),
                                           std=FloatTuple((1.0, 1.0, 1.0, 1.0))))
 def normalize(data, *, mean, std):
     """(data - mean[c]) / std[c] on CHW or NCHW float data; mean and std have 1 or C values."""
@@ -208,7 +223,7 @@ def resized_hw(h, w, size, keep_ratio):
     return size[0], w * size[0] // h
 
 
-@register("_image_resize", differentiable=False,
+@register("_image_resize", differentiable=False, infer_shape=_resize_shape,
           params=dict(size=Shape(()), keep_ratio=Bool(False), interp=Int(1)))
 def resize(data, *, size, keep_ratio, interp):
     """Resize an HWC (or NHWC) image with OpenCV, as MXNet's ``image.resize``."""
@@ -271,11 +286,12 @@ _GRAY = (0.299, 0.587, 0.114)
 
 
 def _uniform(low, high):
-    return low + (high - low) * float(torch.rand((), dtype=torch.float64))
+    """A float32 draw from U(low, high), as MXNet's kernels draw their factors."""
+    return float(np.float32(low + (high - low) * float(torch.rand((), dtype=torch.float64))))
 
 
 def adjust_brightness(data, alpha):
-    return _saturate(data.to(torch.float32) * alpha, data.dtype)
+    return _saturate(data.to(torch.float32) * np.float32(alpha), data.dtype)
 
 
 def adjust_contrast(data, alpha):
@@ -290,12 +306,13 @@ def adjust_contrast(data, alpha):
 
 
 def adjust_saturation(data, alpha):
-    """Blend each pixel with its gray level."""
+    """Blend each pixel with a gray level that is, as in MXNet 1.9.1's kernel (a bug kept
+    for the same pixels: its loop assigns instead of accumulating), 0.114 * blue only."""
     if data.shape[2] == 1:
         return data.clone()
     x = data.to(torch.float32)
-    gray = (x * torch.tensor(_GRAY, device=x.device)).sum(2, keepdim=True)
-    return _saturate(gray * (1 - alpha) + x * alpha, data.dtype)
+    gray = x[:, :, 2:3] * np.float32(_GRAY[2])
+    return _saturate(gray * np.float32(1 - np.float32(alpha)) + x * np.float32(alpha), data.dtype)
 
 
 def _rgb_to_hls(x):
@@ -321,10 +338,15 @@ _SECTORS = torch.tensor([[1, 3, 0], [1, 0, 2], [3, 0, 1], [0, 2, 1], [0, 1, 3], 
 
 
 def _hls_to_rgb(hue, light, sat):
+    """OpenCV's HLS -> RGB, in MXNet's float32 operation order."""
     p2 = torch.where(light <= 0.5, light * (1 + sat), light + sat - light * sat)
     p1 = 2 * light - p2
-    h = torch.remainder(hue / 60.0, 6.0)
-    sector = h.to(torch.int64).clamp(0, 5)
+    h = hue * np.float32(1.0 / 60.0)
+    while bool((h < 0).any()):
+        h = torch.where(h < 0, h + 6, h)
+    while bool((h >= 6).any()):
+        h = torch.where(h >= 6, h - 6, h)
+    sector = h.to(torch.int64)
     h = h - sector
     tab = torch.stack([p2, p1, p1 + (p2 - p1) * (1 - h), p1 + (p2 - p1) * h], -1)
     idx = _SECTORS.to(hue.device)[sector]
@@ -340,7 +362,7 @@ def adjust_hue(data, alpha):
         return data.clone()
     x = data.to(torch.float32)
     hue, light, sat = _rgb_to_hls(x)
-    return _saturate(_hls_to_rgb(hue + alpha * 360.0, light, sat), data.dtype)
+    return _saturate(_hls_to_rgb(hue + np.float32(alpha) * np.float32(360.0), light, sat), data.dtype)
 
 
 _FACTORS = dict(min_factor=Float(), max_factor=Float())
