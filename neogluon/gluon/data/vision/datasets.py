@@ -86,7 +86,7 @@ class MNIST(_DownloadedDataset):
         with files[0] as fin:
             magic, count, rows, cols = struct.unpack(">IIII", fin.read(16))
             self._check(magic, 2051, count, len(label), names[0])
-            data = np.frombuffer(fin.read(), dtype=np.uint8)
+            data = np.frombuffer(bytearray(fin.read()), dtype=np.uint8)
             if data.size != count * rows * cols:
                 raise MXNetError("%s: %s holds %d bytes of pixels, its header says %d images of %dx%d"
                                  % (type(self).__name__, names[0], data.size, count, rows, cols))
@@ -130,7 +130,7 @@ class CIFAR10(_DownloadedDataset):
 
     def _read_batch(self, filename):
         with open(filename, "rb") as fin:
-            raw = np.frombuffer(fin.read(), dtype=np.uint8)
+            raw = np.frombuffer(bytearray(fin.read()), dtype=np.uint8)
         width = 3072 + self._label_bytes
         if raw.size % width:
             raise MXNetError("%s: %s has %d bytes, not a whole number of %d-byte records"
