@@ -28,6 +28,13 @@ from . import gluon
 from . import lr_scheduler
 from . import optimizer
 from . import metric
+from . import io
+from . import model
+from . import callback
+from . import kvstore
+from . import kvstore as kv
+from . import module
+from . import module as mod
 from . import test_utils
 from . import visualization
 from . import visualization as viz

@@ -143,21 +143,20 @@ class CachedOp:
         self.callback = None
         self.monitor_all = False
 
-    def param_arrays(self, device):
-        """The parameters' NDArrays on ``device`` (cached; refreshed when a parameter's data changes)."""
-        cached = self._arrays.get(device)
+    def param_arrays(self, ctx):
+        """The parameters' NDArrays on Context ``ctx`` (cached; refreshed when a parameter's data changes)."""
+        cached = self._arrays.get(ctx)
         if cached is not None:
             owners, arrays = cached
             if all(map(operator.is_, map(_DATA, self.params), owners)):
                 return arrays
-        ctx = _context_of(device)
         arrays = [p.data(ctx) for p in self.params]
-        self._arrays[device] = ([p._data for p in self.params], arrays)
+        self._arrays[ctx] = ([p._data for p in self.params], arrays)
         return arrays
 
     def __call__(self, args):
         """Run on a list of NDArrays (the non-None data arguments); a list of NDArrays."""
-        arrays = self.param_arrays(args[0]._t.device)
+        arrays = self.param_arrays(args[0].context)
         tensors = [a._t for a in args]
         tensors.extend([a._t for a in arrays])
         if not self.in_order:
@@ -195,11 +194,6 @@ class CachedOp:
 
 
 _DATA = operator.attrgetter("_data")
-
-
-def _context_of(device):
-    from ..context import Context
-    return Context("gpu", device.index or 0) if device.type == "cuda" else Context("cpu", 0)
 
 
 # ---------------------------------------------------------------------- tracing mx.nd code

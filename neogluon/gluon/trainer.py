@@ -1,18 +1,21 @@
 """``gluon.Trainer``: applies an optimizer to a set of Parameters, as MXNet 1.9.1 does.
 
 ``step(batch_size)`` scales gradients by ``rescale_grad / batch_size``, sums them across
-the parameters' contexts (``allreduce_grads``; what MXNet's 'device' KVStore does for
-several devices, nothing for one), and updates every parameter whose ``grad_req`` is not
-'null' through one :class:`~neogluon.optimizer.Updater` per context. A gradient that no
-backward pass wrote since the last step is stale: ``step`` raises MXNet's UserWarning
-unless ``ignore_stale_grad=True``, which skips such parameters.
+the parameters' contexts and updates every parameter whose ``grad_req`` is not 'null'. A
+gradient that no backward pass wrote since the last step is stale: ``step`` raises MXNet's
+UserWarning unless ``ignore_stale_grad=True``, which skips such parameters.
 
-neogluon has no distributed KVStore: the local ``kvstore`` types and ``compression_params``
-are accepted for compatibility and updates always happen locally; a distributed
-``kvstore`` ('dist_sync', ...) is an MXNetError rather than silently local training, and
-``update_on_kvstore=True`` is refused, as MXNet refuses it where its KVStore cannot run
-the optimizer.
+The KVStore follows MXNet's rules (``model._create_kvstore``): with one context and a local
+type there is none and one updater per context applies the optimizer; with several contexts
+a local :class:`~neogluon.kvstore.KVStore` ('device' by default, or the one given) sums the
+gradients, and with ``update_on_kvstore`` (the default then) runs the optimizer itself and
+pulls the new weights into every copy; otherwise the summed gradients are pulled back and
+each context's updater updates its copy. A distributed ``kvstore`` ('dist_sync', ...) is an
+MXNetError rather than silently local training.
 """
+import os
+
+from .. import kvstore as kvs
 from .. import optimizer as opt
 from ..base import MXNetError
 from .parameter import Parameter, ParameterDict
@@ -41,19 +44,62 @@ class Trainer:
         for i, param in enumerate(self._params):
             self._param2idx[param.name] = i
             param._set_trainer(self)  # pylint: disable=protected-access
-        if update_on_kvstore:
-            raise ValueError("Please set update_on_kvstore=False when training with neogluon: it has no "
-                             "KVStore that runs the optimizer")
         if isinstance(kvstore, str) and kvstore.startswith(("dist", "horovod", "byteps")):
             raise MXNetError("Trainer: kvstore=%r needs MXNet's distributed KVStore, which neogluon does not have; "
                              "train in one process with kvstore='device' or 'local'" % kvstore)
         self._compression_params = compression_params
         self._kvstore_params = {'kvstore': kvstore, 'update_on_kvstore': update_on_kvstore}
         self._kvstore = None
-        self._update_on_kvstore = False
+        self._update_on_kvstore = None
+        self._kv_initialized = False
+        self._params_to_init = []
         self._contexts = self._check_contexts()
         self._init_optimizer(optimizer, optimizer_params or {})
         self._scale = self._optimizer.rescale_grad
+
+    def _init_kvstore(self):
+        """Create the KVStore as MXNet does (none for one context), on the first step."""
+        config = self._kvstore_params
+        kvstore = config['kvstore']
+        update_on_kvstore = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', "1")))
+        if isinstance(kvstore, kvs.KVStore):
+            kv = kvstore
+        elif isinstance(kvstore, str):
+            kv = kvs.create(kvstore) if len(self._contexts) > 1 else None
+        elif kvstore is None:
+            kv = None
+        else:
+            raise TypeError('kvstore must be KVStore, str or None')
+        if config['update_on_kvstore'] is not None:
+            update_on_kvstore = config['update_on_kvstore']
+        if kv is not None:
+            if self._compression_params:
+                kv.set_gradient_compression(self._compression_params)
+            if update_on_kvstore:
+                kv.set_optimizer(self._optimizer)
+            self._kvstore = kv
+            self._update_on_kvstore = update_on_kvstore
+            self._params_to_init = list(range(len(self._params)))
+        self._kv_initialized = True
+
+    def _init_params(self):
+        """Give each parameter's first copy to the KVStore (and, when it updates, its value to every copy)."""
+        pending = []
+        for i in self._params_to_init:
+            param = self._params[i]
+            if param._deferred_init:  # pylint: disable=protected-access
+                pending.append(i)
+                continue
+            self._kvstore.init(i, param.list_data()[0])
+            if self._update_on_kvstore:
+                self._kvstore.pull(i, param.list_data(), priority=-i)
+        self._params_to_init = pending
+
+    def _ensure_kvstore(self):
+        if not self._kv_initialized:
+            self._init_kvstore()
+        if self._params_to_init:
+            self._init_params()
 
     def _check_contexts(self):
         contexts = None
@@ -107,23 +153,30 @@ class Trainer:
 
     def allreduce_grads(self):
         """Sum the gradients of every parameter across its contexts (for use with ``update``)."""
+        self._ensure_kvstore()
+        if self._kvstore and self._update_on_kvstore:
+            raise AssertionError("allreduce_grads() when parameters are updated on kvstore is not supported. "
+                                 "Try setting `update_on_kvstore` to False when creating trainer.")
         self._allreduce_grads()
 
     def _allreduce_grads(self):
-        if len(self._contexts) <= 1:
+        self._ensure_kvstore()
+        if not self._kvstore:
             return
-        for param in self._params:
+        for i, param in enumerate(self._params):
             if param.grad_req == 'null':
                 continue
-            grads = param.list_grad()
-            total = grads[0]._t.detach().clone()
-            for g in grads[1:]:
-                total += g._t.detach().to(total.device)
-            for g in grads:
-                g._t.detach().copy_(total)
+            if self._update_on_kvstore:
+                self._kvstore.pushpull(i, param.list_grad(), out=param.list_data(), priority=-i)
+            else:
+                self._kvstore.pushpull(i, param.list_grad(), priority=-i)
 
     def update(self, batch_size, ignore_stale_grad=False):
         """Apply the (already all-reduced) gradients normalized by ``1/batch_size``."""
+        self._ensure_kvstore()
+        if self._kvstore and self._update_on_kvstore:
+            raise AssertionError("update() when parameters are updated on kvstore is not supported. "
+                                 "Try setting `update_on_kvstore` to False when creating trainer.")
         self._optimizer.rescale_grad = self._scale / batch_size
         self._update(ignore_stale_grad)
 
@@ -149,6 +202,8 @@ class Trainer:
             arrays, grads = param.list_data(), param.list_grad()
             if not ignore_stale_grad:
                 self._check_fresh(param, arrays)
+            if self._kvstore and self._update_on_kvstore:
+                continue  # the KVStore ran the optimizer in _allreduce_grads
             for (indices, grad_list, weights), arr, grad in zip(updates, arrays, grads):
                 if getattr(arr, '_fresh_grad', False) or not ignore_stale_grad:
                     indices.append(i)
@@ -170,11 +225,21 @@ class Trainer:
         """Save the optimizer states (and the optimizer) to ``fname``."""
         if self._optimizer is None:
             raise AssertionError("the Trainer has no optimizer")
+        self._ensure_kvstore()
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
+            return
         with open(fname, 'wb') as fout:
             fout.write(self._updaters[0].get_states(dump_optimizer=True))
 
     def load_states(self, fname):
         """Load optimizer states (and the optimizer) saved by ``save_states``."""
+        self._ensure_kvstore()
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            self._optimizer = self._kvstore._updater.optimizer  # pylint: disable=protected-access
+            self._optimizer.param_dict = dict(enumerate(self._params))
+            return
         with open(fname, 'rb') as f:
             states = f.read()
         for updater in self._updaters:

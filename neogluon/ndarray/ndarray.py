@@ -73,7 +73,7 @@ class NDArray:
     are read with defaults, so an array is one assignment: the operators' fast paths
     make their results with ``_new(NDArray)`` and ``._t = tensor``, which skips the
     ``__init__`` call (about 0.15 us, a tenth of a small torch op)."""
-    __slots__ = ("_t", "_grad", "_grad_req", "_fresh_grad", "__weakref__")
+    __slots__ = ("_t", "_grad", "_grad_req", "_fresh_grad", "_ctx", "__weakref__")
     __array_priority__ = 1000.0
 
     def __init__(self, tensor):
@@ -102,11 +102,23 @@ class NDArray:
 
     @property
     def context(self):
-        """The device the array lives on (``cpu(0)``, ``gpu(i)``), one Context per device."""
+        """The device the array lives on (``cpu(0)``, ``gpu(i)``), one Context per device.
+
+        torch has one CPU device, MXNet several (``cpu(1)`` is what multi-context training on
+        one machine uses): an array copied to ``cpu(k)`` keeps that Context in ``_ctx``, and an
+        array made on the CPU while ``with mx.cpu(k):`` is open (as Blocks do around their
+        forward) reports ``cpu(k)``, so each Block picks its Parameters' copy of ``cpu(k)``."""
+        ctx = getattr(self, "_ctx", None)
+        if ctx is not None:
+            return ctx
         dev = self._t.device
         ctx = _CONTEXTS.get(dev)
         if ctx is None:
             ctx = _CONTEXTS[dev] = Context("gpu", dev.index or 0) if dev.type == "cuda" else Context("cpu", 0)
+        if dev.type == "cpu":
+            cur = getattr(Context._default, "value", None)
+            if cur is not None and cur.device_id and cur.device_type != "gpu":
+                return cur
         return ctx
 
     ctx = context
@@ -215,13 +227,16 @@ class NDArray:
                 other._t.copy_(self._t)
             return other
         if isinstance(other, Context):
-            return NDArray(self._t.detach().to(other.torch_device, copy=True))
+            res = NDArray(self._t.detach().to(other.torch_device, copy=True))
+            if other.device_id and other.device_type != "gpu":
+                res._ctx = other  # pylint: disable=protected-access
+            return res
         raise TypeError("copyto does not support type " + str(type(other)))
 
     def as_in_context(self, context):
         """This array if it is already on ``context``, else a copy there."""
         ctx = as_context(context)
-        if ctx.torch_device == self._t.device:
+        if ctx == self.context:
             return self
         return self.copyto(ctx)
 

@@ -1,0 +1,5 @@
+"""``mx.io``: MXNet 1.9.1's data iterators (DataDesc, DataBatch, DataIter and its subclasses)."""
+from . import io
+from .io import DataDesc, DataBatch, DataIter, NDArrayIter
+
+__all__ = ["io", "DataDesc", "DataBatch", "DataIter", "NDArrayIter"]
