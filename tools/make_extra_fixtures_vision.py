@@ -84,8 +84,12 @@ def resize_cases(img):
     for interp in range(5):
         for w, h in ((20, 15), (50, 41), (30, 20), (37, 60)):
             record("imresize/u8/%d/%dx%d" % (interp, w, h), image.imresize(img, w, h, interp=interp), "imresize uint8")
-            record("imresize/f32/%d/%dx%d" % (interp, w, h), image.imresize(f32, w, h, interp=interp),
-                   "imresize float32")
+            if (w, h) in ((20, 15), (50, 41)):
+                record("imresize/f32/%d/%dx%d" % (interp, w, h), image.imresize(f32, w, h, interp=interp),
+                       "imresize float32")
+    big = image.imdecode(open(os.path.join(OUT, "images", "big.jpg"), "rb").read())
+    for w, h in ((17, 13), (40, 30), (64, 47), (100, 75), (23, 90)):
+        record("imresize/big/%dx%d" % (w, h), image.imresize(big, w, h, interp=2), "bicubic, more sizes")
     for t in range(5):
         record("border/%d" % t, image.copyMakeBorder(img, 2, 3, 4, 1, type=t, values=(10, 20, 30)),
                "copyMakeBorder(2, 3, 4, 1, type, values=(10, 20, 30))")
@@ -250,6 +254,70 @@ def dataset_cases():
     record("ImageRecordDataset/flag0/0", ds[0][0], "flag=0")
 
 
+# ----------------------------------------------------------------------------- iterators
+ITER_IMAGES = ["rgb420.jpg", "rgb444.jpg", "progressive.jpg", "rgb.png", "big.jpg", "rgba.png", "rgb16.png"]
+
+
+def record_batches(name, it, epochs=2):
+    """Every batch of ``epochs`` epochs (reset between): data, label, pad."""
+    pads = []
+    for epoch in range(epochs):
+        for i, batch in enumerate(it):
+            record("%s/%d/%d/data" % (name, epoch, i), batch.data[0], name)
+            record("%s/%d/%d/label" % (name, epoch, i), batch.label[0], name)
+            pads.append([epoch, i, batch.pad])
+        it.reset()
+    CASES.setdefault("iter_pads", {})[name] = pads
+
+
+def iter_cases(blobs):
+    rec, idx = os.path.join(OUT, "iter.rec"), os.path.join(OUT, "iter.idx")
+    w = recordio.MXIndexedRecordIO(idx, rec, "w")
+    for i, n in enumerate(ITER_IMAGES):
+        w.write_idx(i, recordio.pack(recordio.IRHeader(0, float(i % 4), i, 0), blobs[n]))
+    w.close()
+    with open(os.path.join(OUT, "iter.lst"), "w") as f:
+        for i, n in enumerate(ITER_IMAGES):
+            f.write("%d\t%f\t%s\n" % (i, float(i % 4) + 0.5, n))
+    for handle in ("pad", "discard", "roll_over"):
+        it = image.ImageIter(3, (3, 20, 24), path_imgrec=rec, path_imgidx=idx, last_batch_handle=handle)
+        record_batches("ImageIter/%s" % handle, it)
+    it = image.ImageIter(3, (3, 20, 24), path_imgrec=rec)
+    record_batches("ImageIter/sequential", it, epochs=1)
+    seeded(3)
+    it = image.ImageIter(2, (3, 20, 24), path_imgrec=rec, path_imgidx=idx, shuffle=True, rand_crop=True,
+                         rand_mirror=True, brightness=0.1, resize=30)
+    record_batches("ImageIter/random", it)
+    it = image.ImageIter(2, (3, 16, 16), path_imglist=os.path.join(OUT, "iter.lst"),
+                         path_root=os.path.join(OUT, "images"))
+    record_batches("ImageIter/imglist", it, epochs=1)
+    it = image.ImageIter(4, (3, 16, 16), imglist=[[1.0, "rgb.png"], [[2.0, 3.0], "big.jpg"], [4.0, 5.0, "gray.png"]],
+                         path_root=os.path.join(OUT, "images"), label_width=2)
+    record_batches("ImageIter/imglist_list", it, epochs=1)
+    for name, kwargs in (("plain", {}), ("resize_mean", dict(resize=26, mean_r=123.0, mean_g=117.0, mean_b=104.0,
+                                                                std_r=58.0, std_g=57.0, std_b=57.5)),
+                         ("scale", dict(scale=1.0 / 255, resize=24)), ("no_round", dict(round_batch=False))):
+        it = mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, 20, 24), batch_size=3, preprocess_threads=1,
+                                   **kwargs)
+        record_batches("ImageRecordIter/%s" % name, it, epochs=2 if name in ("plain", "no_round") else 1)
+
+
+def det_iter_cases(blobs):
+    rec, idx = os.path.join(OUT, "det.rec"), os.path.join(OUT, "det.idx")
+    w = recordio.MXIndexedRecordIO(idx, rec, "w")
+    labels = [[2, 5, 0, 0.1, 0.2, 0.6, 0.7, 1, 0.3, 0.1, 0.9, 0.5], [2, 5, 2, 0.05, 0.1, 0.5, 0.9],
+              [4, 5, 7, 8, 1, 0.2, 0.2, 0.8, 0.8, 0, 0.0, 0.5, 0.4, 1.0]]
+    for i, (n, lab) in enumerate(zip(["rgb420.jpg", "big.jpg", "rgb.png"], labels)):
+        w.write_idx(i, recordio.pack(recordio.IRHeader(0, lab, i, 0), blobs[n]))
+    w.close()
+    it = image.ImageDetIter(2, (3, 20, 24), path_imgrec=rec, path_imgidx=idx)
+    record_batches("ImageDetIter/default", it)
+    seeded(4)
+    it = image.ImageDetIter(2, (3, 20, 24), path_imgrec=rec, path_imgidx=idx, shuffle=True, rand_crop=0.5,
+                            rand_pad=0.5, rand_mirror=True, mean=True, std=True)
+    record_batches("ImageDetIter/random", it)
+
+
 # ----------------------------------------------------------------------------- _image_ operators
 def op_cases(img):
     u8 = img
@@ -356,6 +424,8 @@ def main():
     detection_cases(img)
     record_cases(blobs)
     dataset_cases()
+    iter_cases(blobs)
+    det_iter_cases(blobs)
     op_cases(img)
     transform_cases(img)
     np.savez_compressed(os.path.join(OUT, "expected.npz"), **EXPECTED)

@@ -4,5 +4,6 @@ OpenCV (``pip install 'neogluon[vision]'``) does the decoding and resizing, as i
 from .image import *  # noqa: F401,F403
 from .image import _get_interp_method  # noqa: F401
 from .augmenters import *  # noqa: F401,F403
+from .image_iter import ImageIter  # noqa: F401
 from .detection import *  # noqa: F401,F403
-from . import image, augmenters, detection  # noqa: F401
+from . import image, augmenters, image_iter, detection  # noqa: F401
