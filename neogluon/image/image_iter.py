@@ -183,8 +183,7 @@ class ImageIter(DataIter):
         if self._cache_data is not None:
             batch_data, batch_label, i = self._cache_data, self._cache_label, self._cache_idx
         else:
-            batch_data = nd.zeros((self.batch_size, c, h, w))
-            batch_label = nd.empty(self.provide_label[0][1])
+            batch_data, batch_label = self._empty_batch(c, h, w)
             i = self._batchify(batch_data, batch_label)
         pad = self.batch_size - i
         if pad != 0:
@@ -201,6 +200,9 @@ class ImageIter(DataIter):
         return DataBatch([batch_data], [batch_label], pad=pad)
 
     # -- hooks
+    def _empty_batch(self, c, h, w):
+        return nd.zeros((self.batch_size, c, h, w)), nd.empty(self.provide_label[0][1])
+
     def check_data_shape(self, data_shape):
         """``data_shape`` must be (3, H, W)."""
         if not len(data_shape) == 3:
