@@ -3,3 +3,4 @@ from . import io
 from .io import DataDesc, DataBatch, DataIter, NDArrayIter
 
 __all__ = ["io", "DataDesc", "DataBatch", "DataIter", "NDArrayIter"]
+from .image_record_iter import ImageRecordIter  # noqa: E402,F401
