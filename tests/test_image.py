@@ -204,3 +204,12 @@ def test_create_augmenter_dumps():
     got = [a.dumps() if isinstance(a.dumps(), str) else json.dumps(a.dumps())
            for a in image.CreateAugmenter((3, 24, 20), **FULL)]
     assert [json.loads(g) for g in got] == [json.loads(w) for w in CASES["dumps"]["CreateAugmenter"]]
+
+
+def test_missing_opencv_names_the_extra(monkeypatch):
+    import sys
+    from neogluon import opencv
+    monkeypatch.setitem(sys.modules, "cv2", None)
+    monkeypatch.setattr(opencv, "_CV2", [])
+    with pytest.raises(mx.MXNetError, match=r"neogluon\[vision\]"):
+        image.imdecode(blob("rgb.png"))
