@@ -14,6 +14,7 @@ from collections import namedtuple
 from multiprocessing import current_process
 import numbers
 import struct
+import threading
 
 import numpy as np
 
@@ -65,6 +66,7 @@ class MXRecordIO:
         self.pid = None
         self.is_open = False
         self._file = None
+        self._lock = threading.Lock()
         self.open()
 
     def open(self):
@@ -87,6 +89,7 @@ class MXRecordIO:
     def __getstate__(self):
         d = dict(self.__dict__)
         d["_file"] = None
+        d["_lock"] = None
         d["is_open_on_pickle"] = self.is_open
         d["is_open"] = False
         return d
@@ -94,6 +97,7 @@ class MXRecordIO:
     def __setstate__(self, d):
         was_open = d.pop("is_open_on_pickle", False)
         self.__dict__ = d
+        self._lock = threading.Lock()
         if was_open:
             self.open()
 
@@ -212,9 +216,10 @@ class MXIndexedRecordIO(MXRecordIO):
         return self._file.tell()
 
     def read_idx(self, idx):
-        """The record with key ``idx``."""
-        self.seek(idx)
-        return self.read()
+        """The record with key ``idx`` (safe to call from several threads at once)."""
+        with self._lock:
+            self.seek(idx)
+            return self.read()
 
     def write_idx(self, idx, buf):
         """Append a record under key ``idx`` and index it."""

@@ -65,16 +65,21 @@ def _cv_output(img):
 def cvimdecode(buf, *, flag, to_rgb):
     """Decode a JPEG/PNG/... buffer (uint8) with OpenCV: HWC uint8, RGB unless ``to_rgb=0``,
     one channel when ``flag=0``."""
-    cv2 = cv2_module()
-    img = cv2.imdecode(_numpy(buf).reshape(-1).astype(np.uint8, copy=False), flag)
+    img = _decode(_numpy(buf).reshape(-1).astype(np.uint8, copy=False), flag, to_rgb)
     _check(img is not None, "_cvimdecode", "Decoding failed. Invalid image file.")
-    return _tensor(_cv_output(_to_rgb(cv2, img, flag, to_rgb)), buf)
+    return _tensor(_cv_output(img), buf)
 
 
-def _to_rgb(cv2, img, flag, to_rgb):
-    if to_rgb and flag != 0 and img.ndim == 3:
-        code = cv2.COLOR_BGRA2RGBA if img.shape[2] == 4 else cv2.COLOR_BGR2RGB
-        img = cv2.cvtColor(img, code)
+def _decode(buf, flag, to_rgb):
+    """cv2.imdecode, then BGR -> RGB; OpenCV >= 4.10 decodes straight to RGB (the same pixels,
+    one pass fewer)."""
+    cv2 = cv2_module()
+    rgb_flag = getattr(cv2, "IMREAD_COLOR_RGB", None)
+    if to_rgb and flag == 1 and rgb_flag is not None:
+        return cv2.imdecode(buf, rgb_flag)
+    img = cv2.imdecode(buf, flag)
+    if img is not None and to_rgb and flag != 0 and img.ndim == 3:
+        img = cv2.cvtColor(img, cv2.COLOR_BGRA2RGBA if img.shape[2] == 4 else cv2.COLOR_BGR2RGB)
     return img
 
 
@@ -87,10 +92,9 @@ def cvimread(*, filename, flag, to_rgb):
             buf = np.frombuffer(f.read(), dtype=np.uint8)
     except OSError as e:
         raise MXNetError("Operator _cvimread: cannot read %s: %s" % (filename, e.strerror)) from None
-    cv2 = cv2_module()
-    img = cv2.imdecode(buf, flag)
+    img = _decode(buf, flag, to_rgb)
     _check(img is not None, "_cvimread", "Decoding failed. Invalid image file %s." % filename)
-    return torch.from_numpy(np.ascontiguousarray(_cv_output(_to_rgb(cv2, img, flag, to_rgb))))
+    return torch.from_numpy(np.ascontiguousarray(_cv_output(img)))
 
 
 def cv_resize(img, w, h, interp):
