@@ -166,3 +166,28 @@ def test_transform_first_and_dataloader_workers(tmp_path):
         np.testing.assert_allclose(x.asnumpy()[0], (data.asnumpy()[3].transpose(2, 0, 1) / 255.0 - 0.5) / 0.25,
                                    rtol=1e-5, atol=1e-6)
         assert y.asnumpy().tolist() == [3, 4, 5]
+
+
+needs_sampler = pytest.mark.skipif(not mx.operator.exists("BilinearSampler"),
+                                   reason="BilinearSampler comes with the spatial operators (operator issue)")
+
+
+@needs_sampler
+@pytest.mark.parametrize("seed", [1, 2])
+def test_random_rotation_seeded(img, seed):
+    for key, kwargs in (("tf/RandomRotation/%d", {}), ("tf/RandomRotation_zoom/%d", dict(zoom_in=True))):
+        random.seed(seed)
+        np.random.seed(seed)
+        check(key % seed, T.RandomRotation((-30, 30), **kwargs)(nd.image.to_tensor(img)))
+
+
+def test_rotation_arguments(img):
+    with pytest.raises(ValueError, match="ordered tuple"):
+        T.RandomRotation((30, -30))
+    with pytest.raises(TypeError, match="float32"):
+        T.Rotate(10)(img)
+    with pytest.raises(ValueError, match="cannot be both True"):
+        mx.image.imrotate(nd.image.to_tensor(img), 10, zoom_in=True, zoom_out=True)
+    np.random.seed(0)
+    same = T.RandomRotation((-30, 30), rotate_with_proba=0.0)(img)
+    assert same is img

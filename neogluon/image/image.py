@@ -16,7 +16,7 @@ from .. import ndarray as nd
 from ..ndarray import _internal
 
 __all__ = ["imread", "imresize", "imdecode", "scale_down", "copyMakeBorder", "resize_short", "fixed_crop",
-           "random_crop", "center_crop", "color_normalize", "random_size_crop"]
+           "random_crop", "center_crop", "color_normalize", "random_size_crop", "imrotate", "random_rotate"]
 
 
 def imread(filename, *args, **kwargs):
@@ -144,3 +144,62 @@ def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
             return fixed_crop(src, x0, y0, new_w, new_h, size, interp), (x0, y0, new_w, new_h)
     return center_crop(src, size, interp)
 
+
+
+def imrotate(src, rotation_degrees, zoom_in=False, zoom_out=False):
+    """Rotate float32 CHW images (or an NCHW batch, one angle each) counter-clockwise by
+    ``rotation_degrees`` about their centres with ``BilinearSampler`` (zeros outside);
+    ``zoom_in`` scales so that no zeros show, ``zoom_out`` so that the whole image shows."""
+    if zoom_in and zoom_out:
+        raise ValueError("`zoom_in` and `zoom_out` cannot be both True")
+    if src.dtype != np.float32:
+        raise TypeError("Only `float32` images are supported by this function")
+    expanded = False
+    if src.ndim == 3:
+        expanded = True
+        src = src.expand_dims(axis=0)
+        if not isinstance(rotation_degrees, numeric_types):
+            raise TypeError("When a single image is passed the rotation angle is required to be a scalar.")
+    elif src.ndim != 4:
+        raise ValueError("Only 3D and 4D are supported by this function")
+    if isinstance(rotation_degrees, numeric_types):
+        rotation_degrees = nd.array([rotation_degrees] * len(src), ctx=src.context)
+    if len(src) != len(rotation_degrees):
+        raise ValueError("The number of images must be equal to the number of rotation angles")
+    rotation_rad = (np.pi * rotation_degrees.as_in_context(src.context) / 180).expand_dims(axis=1).expand_dims(axis=2)
+    _, _, h, w = src.shape
+    hscale, wscale = float(h - 1) / 2, float(w - 1) / 2
+    h_matrix = (nd.repeat(nd.arange(h, ctx=src.context).astype("float32").reshape(h, 1), w, axis=1)
+                - hscale).expand_dims(axis=0)
+    w_matrix = (nd.repeat(nd.arange(w, ctx=src.context).astype("float32").reshape(1, w), h, axis=0)
+                - wscale).expand_dims(axis=0)
+    c_alpha, s_alpha = nd.cos(rotation_rad), nd.sin(rotation_rad)
+    w_matrix_rot = (w_matrix * c_alpha - h_matrix * s_alpha) / wscale
+    h_matrix_rot = (w_matrix * s_alpha + h_matrix * c_alpha) / hscale
+    globalscale = 1
+    if zoom_in or zoom_out:
+        h, w = nd.array([h], ctx=src.context), nd.array([w], ctx=src.context)
+        rho_corner = nd.sqrt(h * h + w * w)
+        ang_corner = nd.arctan(h / w)
+        corner1_x = nd.abs(rho_corner * nd.cos(ang_corner + nd.abs(rotation_rad)))
+        corner1_y = nd.abs(rho_corner * nd.sin(ang_corner + nd.abs(rotation_rad)))
+        corner2_x = nd.abs(rho_corner * nd.cos(ang_corner - nd.abs(rotation_rad)))
+        corner2_y = nd.abs(rho_corner * nd.sin(ang_corner - nd.abs(rotation_rad)))
+        max_x, max_y = nd.maximum(corner1_x, corner2_x), nd.maximum(corner1_y, corner2_y)
+        if zoom_out:
+            globalscale = nd.maximum(max_x / w, max_y / h)
+        else:
+            globalscale = nd.minimum(w / max_x, h / max_y)
+        globalscale = globalscale.expand_dims(axis=3)
+    grid = nd.concat(w_matrix_rot.expand_dims(axis=1), h_matrix_rot.expand_dims(axis=1), dim=1) * globalscale
+    rot_img = nd.BilinearSampler(src, grid)
+    return rot_img[0] if expanded else rot_img
+
+
+def random_rotate(src, angle_limits, zoom_in=False, zoom_out=False):
+    """``imrotate`` by angles drawn from U(angle_limits) (numpy.random, as MXNet)."""
+    if src.ndim == 3:
+        rotation_degrees = np.random.uniform(*angle_limits)
+    else:
+        rotation_degrees = nd.array(np.random.uniform(*angle_limits, size=src.shape[0]))
+    return imrotate(src, rotation_degrees, zoom_in=zoom_in, zoom_out=zoom_out)

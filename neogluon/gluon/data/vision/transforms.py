@@ -9,12 +9,14 @@ from 1.9.1); they are built from the same operators.
 """
 import random
 
+import numpy as np
+
 from ....base import numeric_types
 from .... import image, ndarray as nd
 from ...block import Block, HybridBlock
 from ...nn import Sequential, HybridSequential
 
-__all__ = ["Compose", "HybridCompose", "Cast", "ToTensor", "Normalize", "RandomResizedCrop", "CropResize",
+__all__ = ["Compose", "HybridCompose", "Cast", "ToTensor", "Normalize", "Rotate", "RandomRotation", "RandomResizedCrop", "CropResize",
            "CenterCrop", "Resize", "RandomCrop", "RandomFlipLeftRight", "RandomFlipTopBottom", "RandomBrightness",
            "RandomContrast", "RandomSaturation", "RandomHue", "RandomColorJitter", "RandomLighting", "RandomGray",
            "RandomApply", "HybridRandomApply"]
@@ -84,6 +86,42 @@ class Normalize(HybridBlock):
 
     def hybrid_forward(self, F, x):
         return F.image.normalize(x, self._mean, self._std)
+
+
+class Rotate(Block):
+    """Rotate a float32 CHW image (or NCHW batch) by ``rotation_degrees`` (see
+    ``mx.image.imrotate``)."""
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        super().__init__()
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def forward(self, x):
+        if x.dtype != np.float32:
+            raise TypeError("This transformation only supports float32. Consider calling it after ToTensor")
+        return image.imrotate(x, *self._args)
+
+
+class RandomRotation(Block):
+    """Rotate by an angle drawn from ``angle_limits`` with probability ``rotate_with_proba``
+    (numpy.random, as MXNet)."""
+
+    def __init__(self, angle_limits, zoom_in=False, zoom_out=False, rotate_with_proba=1.0):
+        super().__init__()
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise ValueError("`angle_limits` must be an ordered tuple")
+        if rotate_with_proba < 0 or rotate_with_proba > 1:
+            raise ValueError("Probability of rotating the image should be between 0 and 1")
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._rotate_with_proba = rotate_with_proba
+
+    def forward(self, x):
+        if np.random.random() > self._rotate_with_proba:
+            return x
+        if x.dtype != np.float32:
+            raise TypeError("This transformation only supports float32. Consider calling it after ToTensor")
+        return image.random_rotate(x, *self._args)
 
 
 class RandomResizedCrop(Block):
