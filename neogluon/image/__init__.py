@@ -7,3 +7,4 @@ from .augmenters import *  # noqa: F401,F403
 from .image_iter import ImageIter  # noqa: F401
 from .detection import *  # noqa: F401,F403
 from . import image, augmenters, image_iter, detection  # noqa: F401
+from . import detection as det  # noqa: F401

@@ -250,7 +250,7 @@ def crop(data, *, x, y, width, height):
     _check(0 <= x and 0 <= y and width > 0 and height > 0 and x + width <= w and y + height <= h,
            "_image_crop", "the region x=%d, y=%d, width=%d, height=%d is not inside the %dx%d image"
            % (x, y, width, height, w, h))
-    return data[..., y:y + height, x:x + width, :]
+    return data[..., y:y + height, x:x + width, :].clone()  # a new array, as MXNet's (not a view)
 
 
 @register("_image_flip_left_right")
