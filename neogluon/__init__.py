@@ -35,6 +35,8 @@ from . import kvstore
 from . import kvstore as kv
 from . import module
 from . import module as mod
+from . import monitor
+from . import monitor as mon
 from . import test_utils
 from . import visualization
 from . import visualization as viz

@@ -11,7 +11,7 @@ lives in the current interpreter, and ``unalias_mxnet()`` takes it out again.
     >>> import mxnet as mx              # neogluon
     >>> from mxnet.gluon import nn      # neogluon.gluon.nn
 
-A name MXNet has but neogluon does not (``mxnet.module``, say) raises the usual
+A name MXNet has but neogluon does not (``mxnet.rtc``, say) raises the usual
 ``ModuleNotFoundError`` naming ``mxnet.<that name>``.
 """
 import importlib

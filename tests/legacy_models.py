@@ -95,3 +95,78 @@ def bucket_iter(mx, seed, batch_size=5):
                                    provide_data=[mx.io.DataDesc("data", d.shape)],
                                    provide_label=[mx.io.DataDesc("softmax_label", lab.shape)])
     return BucketIter()
+
+
+def write_iter_inputs(directory):
+    """The CSV, LibSVM and MNIST idx files the text/MNIST iterator fixtures read; returns their paths."""
+    import os
+    import struct
+    p = {k: os.path.join(directory, k) for k in ("d.csv", "l.csv", "d4.csv", "l2.csv", "s.libsvm", "sl.libsvm",
+                                                   "img", "lab")}
+    rs = np.random.RandomState(5)
+    np.savetxt(p["d.csv"], rs.randint(-9, 9, (7, 3)), delimiter=",", fmt="%g")
+    np.savetxt(p["l.csv"], np.arange(7), delimiter=",", fmt="%g")
+    np.savetxt(p["d4.csv"], rs.uniform(-1, 1, (5, 4)), delimiter=",", fmt="%.6f")
+    np.savetxt(p["l2.csv"], rs.randint(0, 5, (5, 2)), delimiter=",", fmt="%g")
+    with open(p["s.libsvm"], "w") as f:
+        f.write("1 0:1.5 3:2\n0 1:3\n2 2:-1 4:7\n1 0:2\n3 4:0.5 1:-2\n")
+    with open(p["sl.libsvm"], "w") as f:
+        f.write("0:1 1:0\n0:0 1:1\n0:1 1:1\n0:2 1:0\n0:0 1:2\n")
+    n = 7
+    imgs = (np.arange(n * 28 * 28) % 251).astype(np.uint8).reshape(n, 28, 28)
+    with open(p["img"], "wb") as f:
+        f.write(struct.pack(">IIII", 2051, n, 28, 28))
+        f.write(imgs.tobytes())
+    with open(p["lab"], "wb") as f:
+        f.write(struct.pack(">II", 2049, n))
+        f.write((np.arange(n) % 10).astype(np.uint8).tobytes())
+    return p
+
+
+# (case, iterator class name, keyword arguments with file keys as "@name", epochs)
+ITER_CASES = [
+    ("csv_round", "CSVIter", dict(data_csv="@d.csv", data_shape=(3,), label_csv="@l.csv", batch_size=3), 3),
+    ("csv_noround", "CSVIter", dict(data_csv="@d.csv", data_shape=(3,), label_csv="@l.csv", batch_size=3,
+                                    round_batch=False), 2),
+    ("csv_nolabel", "CSVIter", dict(data_csv="@d.csv", data_shape=(3,), batch_size=4), 2),
+    ("csv_shapes", "CSVIter", dict(data_csv="@d4.csv", data_shape=(2, 2), label_csv="@l2.csv", label_shape=(2,),
+                                   batch_size=2), 2),
+    ("libsvm", "LibSVMIter", dict(data_libsvm="@s.libsvm", data_shape=(5,), batch_size=3), 3),
+    ("libsvm_label_file", "LibSVMIter", dict(data_libsvm="@s.libsvm", data_shape=(5,), label_libsvm="@sl.libsvm",
+                                             label_shape=(2,), batch_size=2), 2),
+    ("mnist", "MNISTIter", dict(image="@img", label="@lab", batch_size=3, shuffle=False), 2),
+    ("mnist_flat", "MNISTIter", dict(image="@img", label="@lab", batch_size=2, shuffle=False, flat=True), 1),
+    ("mnist_shuffled", "MNISTIter", dict(image="@img", label="@lab", batch_size=3, seed=3), 2),
+    ("mnist_shuffled_default_seed", "MNISTIter", dict(image="@img", label="@lab", batch_size=7, flat=True), 1),
+]
+
+
+def make_iter(mx, cls, kwargs, paths):
+    """``mx.io.<cls>(**kwargs)`` with ``@name`` values replaced by the file paths."""
+    kw = {k: paths[v[1:]] if isinstance(v, str) and v.startswith("@") else v for k, v in kwargs.items()}
+    return getattr(mx.io, cls)(**kw)
+
+
+def sequential_modules(mx):
+    """A SequentialModule of two Modules (auto-wired, the second takes the labels) and one of a
+    Module followed by a PythonLossModule whose gradient is softmax(scores) - one_hot(labels)."""
+    data = mx.sym.var("data")
+    net1 = mx.sym.Activation(mx.sym.FullyConnected(data, name="fc1", num_hidden=6), act_type="tanh")
+    net2 = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(mx.sym.var("hidden"), name="fc2", num_hidden=3),
+                                name="softmax")
+    seq = mx.mod.SequentialModule()
+    seq.add(mx.mod.Module(net1, label_names=None))
+    seq.add(mx.mod.Module(net2, data_names=("hidden",)), take_labels=True, auto_wiring=True)
+
+    def grad(scores, labels):
+        s = scores.asnumpy()
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        p[np.arange(len(p)), labels.asnumpy().astype(int)] -= 1
+        return p
+    scores = mx.sym.FullyConnected(data, name="fc3", num_hidden=3)
+    loss = mx.mod.SequentialModule()
+    loss.add(mx.mod.Module(scores, label_names=None))
+    loss.add(mx.mod.PythonLossModule(grad_func=grad, data_names=("fc3_output",)), take_labels=True,
+             auto_wiring=True)
+    return {"two_modules": seq, "python_loss": loss}

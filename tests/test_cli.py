@@ -197,9 +197,9 @@ def test_run_errors(capsys, tmp_path, unaliased):
     code, _, err = call(capsys, "run", str(tmp_path))
     assert_one_line_error(code, err, "directory")
     script = tmp_path / "old.py"
-    script.write_text("import mxnet.module\n")
+    script.write_text("import mxnet.rtc\n")
     code, _, err = call(capsys, "run", str(script))
-    assert_one_line_error(code, err, "old.py:1", "mxnet.module")
+    assert_one_line_error(code, err, "old.py:1", "mxnet.rtc")
 
 
 def _write(path, content, binary=False):

@@ -112,3 +112,67 @@ def test_custom_dataiter_protocol():
     batches = list(Count())
     assert [b.data[0].asnumpy().tolist() for b in batches] == [[1, 1], [2, 2], [3, 3]]
     assert batches[0].index is None and batches[0].pad == 0
+
+
+# ----------------------------------------------------------------------------- CSV, LibSVM, MNIST, wrappers
+sys_path_added = os.path.dirname(__file__)
+import sys  # noqa: E402
+sys.path.insert(0, sys_path_added)
+import legacy_models as lm  # noqa: E402
+
+IT_META, IT_ARR = _fixture("iters")
+
+
+@pytest.mark.parametrize("case,cls,kwargs,epochs", lm.ITER_CASES, ids=[c[0] for c in lm.ITER_CASES])
+def test_file_iterators_match_mxnet(tmp_path, case, cls, kwargs, epochs):
+    rec = IT_META[case]
+    it = lm.make_iter(mx, cls, kwargs, lm.write_iter_inputs(str(tmp_path)))
+    assert [[d.name, list(d.shape), np.dtype(d.dtype).name] for d in it.provide_data] == rec["provide_data"]
+    assert [[d.name, list(d.shape), np.dtype(d.dtype).name] for d in it.provide_label] == rec["provide_label"]
+    got = []
+    for ep in range(epochs):
+        for b, batch in enumerate(it):
+            got.append([ep, batch.pad])
+            np.testing.assert_allclose(batch.data[0].asnumpy(), IT_ARR["%s/%d/%d/d" % (case, ep, b)], rtol=1e-6)
+            np.testing.assert_array_equal(batch.label[0].asnumpy(), IT_ARR["%s/%d/%d/l" % (case, ep, b)])
+        it.reset()
+    assert got == rec["batches"]
+
+
+def test_file_iterator_errors(tmp_path):
+    paths = lm.write_iter_inputs(str(tmp_path))
+    with pytest.raises(mx.MXNetError, match="data_shape"):
+        mx.io.CSVIter(data_csv=paths["d.csv"], data_shape=(4,), batch_size=2)
+    with pytest.raises(mx.MXNetError, match="cannot read"):
+        mx.io.CSVIter(data_csv=str(tmp_path / "missing.csv"), data_shape=(3,))
+    with pytest.raises(mx.MXNetError, match="round_batch"):
+        mx.io.LibSVMIter(data_libsvm=paths["s.libsvm"], data_shape=(5,), round_batch=False)
+    with pytest.raises(mx.MXNetError, match="feature index 4"):
+        mx.io.LibSVMIter(data_libsvm=paths["s.libsvm"], data_shape=(4,))
+    with pytest.raises(mx.MXNetError, match="not an MNIST image file"):
+        mx.io.MNISTIter(image=paths["lab"], label=paths["lab"])
+
+
+def test_mnist_shuffle_is_mxnets_std_shuffle():
+    """Permutations of 250 examples MXNet 1.9.1's MNISTIter gave for seeds 0 and 3."""
+    from neogluon.io.mnist import std_shuffle_order
+    want = IT_META["std_shuffle_250"]
+    for seed in (0, 3):
+        assert std_shuffle_order(250, seed).tolist() == want[str(seed)]
+
+
+def test_resize_and_prefetching_iter_match_mxnet():
+    x = np.arange(40, dtype=np.float32).reshape(10, 4)
+    it = mx.io.ResizeIter(mx.io.NDArrayIter(x, np.arange(10), batch_size=3), 5)
+    assert [[b.data[0].asnumpy().tolist(), b.pad] for b in it] == IT_META["resize"]
+    it.reset()
+    assert [[b.data[0].asnumpy().tolist(), b.pad] for b in it] == IT_META["resize_again"]
+    it = mx.io.PrefetchingIter([mx.io.NDArrayIter({"data": x}, np.arange(10), batch_size=4),
+                                mx.io.NDArrayIter({"data": x * 2}, np.arange(10) + 1, batch_size=4)],
+                               rename_data=[{"data": "a"}, {"data": "b"}])
+    assert [[d.name, list(d.shape)] for d in it.provide_data + it.provide_label] == IT_META["prefetch_provide"]
+    got = [[[d.asnumpy().tolist() for d in b.data], [lb.asnumpy().tolist() for lb in b.label], b.pad] for b in it]
+    assert got == IT_META["prefetch"]
+    it.reset()
+    assert len(list(it)) == len(IT_META["prefetch"])
+    it.close()

@@ -122,7 +122,7 @@ def test_module_fit_mnist_mlp_matches_mxnet(case):
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     try:
-        mod = mx.mod.Module(net, context=mx.cpu())
+        mod = mx.mod.Module(net, context=[mx.cpu(i) for i in range(rec_meta["devices"])])
         mod.fit(train, eval_data=val, eval_metric=["acc", "ce"], num_epoch=3,
                 arg_params={k: mx.nd.array(v) for k, v in init.items()},
                 batch_end_callback=[rec, mx.callback.Speedometer(100, 2)], **rec_meta["kwargs"])
@@ -204,3 +204,70 @@ def test_bucketing_module_lstm_matches_mxnet():
     assert w4 is w7
     score = mod.score(it, "ce")
     np.testing.assert_allclose(score[0][1], meta["score"][0][1], rtol=1e-4)
+
+
+# ----------------------------------------------------------------------------- Monitor
+def _small_module():
+    data = mx.sym.var("data")
+    fc1 = mx.sym.FullyConnected(data, num_hidden=3, name="fc1")
+    act = mx.sym.Activation(fc1, act_type="relu", name="relu1")
+    net = mx.sym.SoftmaxOutput(act, name="softmax")
+    mod = mx.mod.Module(net)
+    mod.bind([("data", (2, 4))], [("softmax_label", (2,))])
+    mod.init_params(mx.init.One())
+    return mod
+
+
+def test_monitor_rows_match_mxnet(caplog):
+    """The rows MXNet 1.9.1 gives for this module (Monitor(1, sort=True) around one forward)."""
+    mod = _small_module()
+    mon = mx.mon.Monitor(1, sort=True)
+    mod.install_monitor(mon)
+    mon.tic()
+    batch = mx.io.DataBatch([mx.nd.ones((2, 4))], [mx.nd.zeros((2,))])
+    mod.forward(batch, is_train=True)
+    assert mon.toc() == [(1, "data", "1.0\t"), (1, "fc1_bias", "0.0\t"), (1, "fc1_output", "4.0\t"),
+                         (1, "fc1_weight", "1.0\t"), (1, "relu1_output", "4.0\t"), (1, "softmax_label", "0.0\t"),
+                         (1, "softmax_output", "0.33333334\t")]
+    assert mon.toc() == []
+    mon = mx.monitor.Monitor(2, stat_func=lambda x: x.max(), pattern=".*output")
+    mod.install_monitor(mon)
+    with caplog.at_level(logging.INFO):
+        for _ in range(3):
+            mon.tic()
+            mod.forward(batch, is_train=False)
+            mon.toc_print()
+    assert caplog.messages == ["Batch:       1 fc1_output                     4.0\t",
+                               "Batch:       1 relu1_output                   4.0\t",
+                               "Batch:       1 softmax_output                 0.33333334\t",
+                               "Batch:       3 fc1_output                     4.0\t",
+                               "Batch:       3 relu1_output                   4.0\t",
+                               "Batch:       3 softmax_output                 0.33333334\t"]
+
+
+# ----------------------------------------------------------------------------- SequentialModule, PythonLossModule
+@pytest.mark.parametrize("case", ["python_loss", "two_modules"])
+def test_sequential_module_fit_matches_mxnet(case):
+    meta, arr = _fixture("sequential")
+    mod = lm.sequential_modules(mx)[case]
+    it = mx.io.NDArrayIter(arr["x"], arr["y"], batch_size=8)
+    rec = _Recorder()
+    init = {k[5:]: mx.nd.array(arr[k]) for k in arr.files if k.startswith("init/")}
+    mod.fit(it, num_epoch=3, optimizer_params={"learning_rate": 0.3}, eval_metric="acc", arg_params=init,
+            allow_missing=False, batch_end_callback=rec, initializer=None)
+    np.testing.assert_allclose(np.array(rec.values), np.array(meta[case]["batches"]), rtol=1e-6)
+    assert [[n, list(s)] for n, s in mod.output_shapes] == meta[case]["outputs"]
+    arg, _ = mod.get_params()
+    for k, v in arg.items():
+        np.testing.assert_allclose(v.asnumpy(), arr["%s/%s" % (case, k)], rtol=1e-4, atol=1e-6)
+
+
+def test_sequential_module_rejects_duplicate_parameter_names():
+    net = mx.sym.FullyConnected(mx.sym.var("data"), name="fc", num_hidden=2)
+    seq = mx.mod.SequentialModule()
+    seq.add(mx.mod.Module(net, label_names=None)).add(mx.mod.Module(net, label_names=None), auto_wiring=True)
+    seq.bind([("data", (2, 2))])
+    with pytest.raises(AssertionError, match="Duplicated parameter names"):
+        seq.init_params()
+    with pytest.raises(AssertionError, match="Unknown meta"):
+        seq.add(mx.mod.Module(net), take_label=True)

@@ -165,9 +165,10 @@ def mlp_fit():
     net = lm.mlp_symbol(mx)
     init = lm.init_params(net, dict(data=(100, 1, 28, 28)), 11, 0.05)
     meta, arrays = {}, {}  # inputs and initial parameters are re-made by the test (RandomState is stable)
-    for case, kw in (("sgd_mom", dict(optimizer="sgd", optimizer_params={"learning_rate": 0.1, "momentum": 0.9,
-                                                                          "wd": 1e-4})),
-                     ("adam", dict(optimizer="adam", optimizer_params={"learning_rate": 0.002}))):
+    sgd = dict(optimizer="sgd", optimizer_params={"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-4})
+    for case, ndev, kw in (("sgd_mom", 1, sgd), ("adam", 1, dict(optimizer="adam",
+                                                                    optimizer_params={"learning_rate": 0.002})),
+                           ("sgd_mom_two_cpus", 2, sgd)):
         np.random.seed(42)
         train = mx.io.NDArrayIter(x, y, batch_size=100, shuffle=True)
         val = mx.io.NDArrayIter(vx, vy, batch_size=100)
@@ -176,7 +177,7 @@ def mlp_fit():
         handler.emit = lambda r: logs.append(r.getMessage())
         logging.getLogger().addHandler(handler)
         logging.getLogger().setLevel(logging.INFO)
-        mod = mx.mod.Module(net, context=mx.cpu())
+        mod = mx.mod.Module(net, context=[mx.cpu(i) for i in range(ndev)])
         mod.fit(train, eval_data=val, eval_metric=["acc", "ce"], num_epoch=3,
                 arg_params={k: mx.nd.array(v) for k, v in init.items()},
                 batch_end_callback=[rec, mx.callback.Speedometer(100, 2)], **kw)
@@ -188,7 +189,7 @@ def mlp_fit():
                        if case == "sgd_mom" or k.startswith("fc3")})
         arrays["%s/pred" % case] = pred.asnumpy()
         import re
-        meta[case] = dict(kwargs=kw, batches=rec.values, score=[[n, float(v)] for n, v in score],
+        meta[case] = dict(kwargs=kw, devices=ndev, batches=rec.values, score=[[n, float(v)] for n, v in score],
                           logs=[re.sub(r"Speed: [0-9.]+", "Speed: <S>", re.sub(r"cost=[0-9.]+", "cost=<T>", m))
                                 for m in logs])
     _save("mlp_fit", meta, arrays)
@@ -256,7 +257,78 @@ def trainer_multi():
     _save("trainer_multi", meta, arrays)
 
 
-SECTIONS = {"io_core": io_core, "checkpoint": checkpoint, "mlp_fit": mlp_fit, "bucketing": bucketing,
+# ----------------------------------------------------------------------------- CSV, LibSVM, MNIST, wrappers
+def _descs(descs):
+    return [[d.name, list(d.shape), np.dtype(d.dtype).name] for d in descs]
+
+
+def iters():
+    """Batches of CSVIter, LibSVMIter (densified), MNISTIter, ResizeIter and PrefetchingIter."""
+    import tempfile
+    meta, arrays = {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = lm.write_iter_inputs(tmp)
+        for case, cls, kwargs, epochs in lm.ITER_CASES:
+            it = lm.make_iter(mx, cls, kwargs, paths)
+            rec = dict(provide_data=_descs(it.provide_data), provide_label=_descs(it.provide_label), batches=[])
+            for ep in range(epochs):
+                for b, batch in enumerate(it):
+                    rec["batches"].append([ep, batch.pad])
+                    arrays["%s/%d/%d/d" % (case, ep, b)] = batch.data[0].asnumpy()
+                    arrays["%s/%d/%d/l" % (case, ep, b)] = batch.label[0].asnumpy()
+                it.reset()
+            meta[case] = rec
+        # the order of MNISTIter's shuffle: 250 examples labelled by their index
+        import struct
+        with open(os.path.join(tmp, "img250"), "wb") as f:
+            f.write(struct.pack(">IIII", 2051, 250, 28, 28))
+            f.write(np.zeros((250, 28, 28), np.uint8).tobytes())
+        with open(os.path.join(tmp, "lab250"), "wb") as f:
+            f.write(struct.pack(">II", 2049, 250))
+            f.write(np.arange(250).astype(np.uint8).tobytes())
+        meta["std_shuffle_250"] = {}
+        for seed in (0, 3):
+            it = mx.io.MNISTIter(image=os.path.join(tmp, "img250"), label=os.path.join(tmp, "lab250"),
+                                 batch_size=250, seed=seed)
+            meta["std_shuffle_250"][seed] = [int(v) for v in it.next().label[0].asnumpy()]
+    x = np.arange(40, dtype=np.float32).reshape(10, 4)
+    it = mx.io.ResizeIter(mx.io.NDArrayIter(x, np.arange(10), batch_size=3), 5)
+    meta["resize"] = [[b.data[0].asnumpy().tolist(), b.pad] for b in it]
+    it.reset()
+    meta["resize_again"] = [[b.data[0].asnumpy().tolist(), b.pad] for b in it]
+    it = mx.io.PrefetchingIter([mx.io.NDArrayIter({"data": x}, np.arange(10), batch_size=4),
+                                mx.io.NDArrayIter({"data": x * 2}, np.arange(10) + 1, batch_size=4)],
+                               rename_data=[{"data": "a"}, {"data": "b"}])
+    meta["prefetch_provide"] = [[d.name, list(d.shape)] for d in it.provide_data + it.provide_label]
+    meta["prefetch"] = [[[d.asnumpy().tolist() for d in b.data], [l.asnumpy().tolist() for l in b.label], b.pad]
+                        for b in it]
+    _save("iters", meta, arrays)
+
+
+# ----------------------------------------------------------------------------- SequentialModule
+def sequential():
+    """SequentialModule.fit of two Modules, and of a Module with a PythonLossModule."""
+    rs = np.random.RandomState(9)
+    x = rs.uniform(-1, 1, (24, 5)).astype(np.float32)
+    y = rs.randint(0, 3, 24).astype(np.float32)
+    init = {"fc1_weight": rs.normal(0, 0.5, (6, 5)), "fc1_bias": rs.normal(0, 0.1, 6),
+            "fc2_weight": rs.normal(0, 0.5, (3, 6)), "fc2_bias": rs.normal(0, 0.1, 3),
+            "fc3_weight": rs.normal(0, 0.5, (3, 5)), "fc3_bias": rs.normal(0, 0.1, 3)}
+    meta, arrays = {}, {"x": x, "y": y}
+    arrays.update({"init/" + k: v.astype(np.float32) for k, v in init.items()})
+    for case, mod in sorted(lm.sequential_modules(mx).items()):
+        it = mx.io.NDArrayIter(x, y, batch_size=8)
+        rec = _Recorder()
+        mod.fit(it, num_epoch=3, optimizer_params={"learning_rate": 0.3}, eval_metric="acc",
+                arg_params={k: mx.nd.array(v) for k, v in init.items()}, allow_missing=False,
+                batch_end_callback=rec, initializer=None)
+        arg, _ = mod.get_params()
+        arrays.update({"%s/%s" % (case, k): v.asnumpy() for k, v in arg.items()})
+        meta[case] = dict(batches=rec.values, outputs=mod.output_shapes)
+    _save("sequential", meta, arrays)
+
+
+SECTIONS = {"sequential": sequential, "io_core": io_core, "iters": iters, "checkpoint": checkpoint, "mlp_fit": mlp_fit, "bucketing": bucketing,
             "trainer_multi": trainer_multi}
 
 if __name__ == "__main__":

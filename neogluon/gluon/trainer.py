@@ -83,16 +83,15 @@ class Trainer:
         self._kv_initialized = True
 
     def _init_params(self):
-        """Give each parameter's first copy to the KVStore (and, when it updates, its value to every copy)."""
+        """Give each parameter's first copy to the KVStore and to every other context (on the first step)."""
         pending = []
         for i in self._params_to_init:
             param = self._params[i]
             if param._deferred_init:  # pylint: disable=protected-access
                 pending.append(i)
                 continue
-            self._kvstore.init(i, param.list_data()[0])
-            if self._update_on_kvstore:
-                self._kvstore.pull(i, param.list_data(), priority=-i)
+            # MXNet 1.9.1 broadcasts the first copy to every context whatever update_on_kvstore
+            self._kvstore.broadcast(i, param.list_data()[0], param.list_data())
         self._params_to_init = pending
 
     def _ensure_kvstore(self):

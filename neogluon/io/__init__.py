@@ -1,6 +1,10 @@
 """``mx.io``: MXNet 1.9.1's data iterators (DataDesc, DataBatch, DataIter and its subclasses)."""
 from . import io
 from .io import DataDesc, DataBatch, DataIter, NDArrayIter
+from .text_iters import CSVIter, LibSVMIter
+from .wrappers import ResizeIter, PrefetchingIter
+from .mnist import MNISTIter
 
-__all__ = ["io", "DataDesc", "DataBatch", "DataIter", "NDArrayIter"]
+__all__ = ["io", "DataDesc", "DataBatch", "DataIter", "NDArrayIter", "CSVIter", "LibSVMIter", "ResizeIter",
+           "PrefetchingIter", "MNISTIter"]
 from .image_record_iter import ImageRecordIter  # noqa: E402,F401

@@ -109,6 +109,29 @@ class DataIter:
         """How many examples at the end of the current batch are padding."""
 
 
+class _CurrentBatchIter(DataIter):
+    """A DataIter whose ``iter_next`` stores a DataBatch in ``current_batch``; the getters read it."""
+
+    current_batch = None
+
+    def next(self):
+        if self.iter_next():
+            return self.current_batch
+        raise StopIteration
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
 def _init_data(data, allow_empty, default_name):
     """``[(name, NDArray)]`` sorted by name from an array, a list of arrays or a dict (MXNet's rule)."""
     if data is None:

@@ -241,9 +241,12 @@ class DataParallelExecutorGroup:
 
     def get_output_shapes(self):
         """``[(name, shape)]`` of the merged outputs."""
+        exe = self.execs[0]
+        inputs = {n: exe.arg_dict[n].shape for n in self.data_names + (self.label_names or []) if n in exe.arg_dict}
+        _, out_shapes, _ = self.symbol.infer_shape(**inputs)  # the executor has no outputs before a forward
         shapes = []
-        for key, out, axis in zip(self.output_names, self.execs[0].outputs, self.output_layouts):
-            shape = list(out.shape)
+        for key, out_shape, axis in zip(self.output_names, out_shapes, self.output_layouts):
+            shape = list(out_shape)
             if axis >= 0:
                 shape[axis] = self.batch_size
             shapes.append((key, tuple(shape)))

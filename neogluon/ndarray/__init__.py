@@ -58,8 +58,11 @@ def array(source_array, ctx=None, dtype=None):
         if src.dtype == object:
             raise TypeError("source_array must be array like object of numbers, got %r" % (source_array,))
         src = torch.from_numpy(np.ascontiguousarray(src).reshape(src.shape))  # keeps 0-d arrays 0-d
-    t = src.to(device=as_context(ctx).torch_device, dtype=torch_dtype(dtype), copy=True)
-    return NDArray(t)
+    ctx = as_context(ctx)
+    res = NDArray(src.to(device=ctx.torch_device, dtype=torch_dtype(dtype), copy=True))
+    if ctx.device_id and ctx.device_type != "gpu":
+        res._ctx = ctx  # pylint: disable=protected-access  (torch has one CPU: keep cpu(k))
+    return res
 
 
 def _shape(shape):

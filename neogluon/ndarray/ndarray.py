@@ -228,7 +228,7 @@ class NDArray:
             return other
         if isinstance(other, Context):
             res = NDArray(self._t.detach().to(other.torch_device, copy=True))
-            if other.device_id and other.device_type != "gpu":
+            if other.device_type != "gpu":
                 res._ctx = other  # pylint: disable=protected-access
             return res
         raise TypeError("copyto does not support type " + str(type(other)))

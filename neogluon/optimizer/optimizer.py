@@ -791,7 +791,7 @@ class Updater:
         else:
             indices, grads, weights = list(index), list(grad), list(weight)
         if weights:
-            self.optimizer._set_current_context(weights[0]._t.device.index or 0)  # pylint: disable=protected-access
+            self.optimizer._set_current_context(weights[0].context.device_id)  # pylint: disable=protected-access
         for i, idx in enumerate(indices):
             if isinstance(idx, bytes):
                 indices[i] = idx = idx.decode()
