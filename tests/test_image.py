@@ -210,6 +210,6 @@ def test_missing_opencv_names_the_extra(monkeypatch):
     import sys
     from neogluon import opencv
     monkeypatch.setitem(sys.modules, "cv2", None)
-    monkeypatch.setattr(opencv, "_CV2", [])
+    monkeypatch.setattr(opencv, "_CV2", {})
     with pytest.raises(mx.MXNetError, match=r"neogluon\[vision\]"):
         image.imdecode(blob("rgb.png"))
