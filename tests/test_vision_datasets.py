@@ -181,3 +181,12 @@ def test_corrupt_mnist_is_an_error(tmp_path):
         f.write(struct.pack(">II", 2049, 9) + b"\0" * 9)
     with pytest.raises(mx.MXNetError, match="train-"):
         vision.MNIST(root=str(tmp_path))
+
+
+def test_record_dataset_in_a_thread_pool():
+    """Threads share one reader: read_idx is atomic, so each gets whole records."""
+    rec = vision.ImageRecordDataset(os.path.join(HERE, "images.rec"))
+    ds = gluon.data.SimpleDataset(list(range(5)) * 6).transform(lambda i: float(rec[i][0].asnumpy().sum()))
+    sums = [float(x.asscalar()) for x in gluon.data.DataLoader(ds, batch_size=1, num_workers=3, thread_pool=True)]
+    want = [float(EXPECTED["ImageRecordDataset/%d/img" % i].sum()) for i in range(5)] * 6
+    assert sums == want
