@@ -213,3 +213,12 @@ def test_missing_opencv_names_the_extra(monkeypatch):
     monkeypatch.setattr(opencv, "_CV2", {})
     with pytest.raises(mx.MXNetError, match=r"neogluon\[vision\]"):
         image.imdecode(blob("rgb.png"))
+
+
+def test_bad_resize_and_border_arguments_are_mxnet_errors(img):
+    with pytest.raises(mx.MXNetError, match="w=0, h=0"):
+        image.imresize(img, 0, 0)
+    with pytest.raises(mx.MXNetError, match="interp=7"):
+        image.imresize(img, 3, 3, interp=7)
+    with pytest.raises(mx.MXNetError, match="type=9"):
+        image.copyMakeBorder(img, 1, 1, 1, 1, type=9)

@@ -102,6 +102,10 @@ def cv_resize(img, w, h, interp):
 
     Bicubic on uint8 (MXNet's default interpolation) is computed as MXNet's OpenCV 3.4.2
     computes it (``_resize_cubic_u8``): OpenCV 4 and later round a few pixels differently."""
+    if w <= 0 or h <= 0 or interp not in (0, 1, 2, 3, 4):
+        raise MXNetError("image resize: width and height must be positive and interp one of 0-4 (nearest, "
+                         "bilinear, bicubic, area, Lanczos); got w=%d, h=%d, interp=%d for an image of shape %s"
+                         % (w, h, interp, img.shape))
     if interp == 2 and img.dtype == np.uint8 and img.ndim == 3 and (h, w) != img.shape[:2]:
         return _resize_cubic_u8(img, w, h)
     out = cv2_module().resize(img, (w, h), interpolation=interp)
@@ -165,6 +169,10 @@ def cvcopymakeborder(src, *, top, bot, left, right, type, value, values):  # pyl
     """Pad an HWC image with OpenCV's ``copyMakeBorder`` (``type`` is cv2's border type;
     ``values`` per channel, else ``value`` for all)."""
     fill = tuple(values) if values else (value,) * 4
+    _check(min(top, bot, left, right) >= 0 and (type & ~16) in (0, 1, 2, 3, 4), "_cvcopyMakeBorder",
+           "margins must be >= 0 and type an OpenCV border type (0 constant, 1 replicate, 2 reflect, 3 wrap, "
+           "4 reflect_101, optionally | 16 isolated); got top=%d, bot=%d, left=%d, right=%d, type=%d"
+           % (top, bot, left, right, type))
     out = cv2_module().copyMakeBorder(_numpy(src), top, bot, left, right, type, value=fill)
     return _tensor(_cv_output(out), src)
 
