@@ -40,6 +40,8 @@ from . import monitor as mon
 from . import test_utils
 from . import visualization
 from . import visualization as viz
+from . import recordio
+from . import image
 
 __all__ = ["MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus",
            "nd", "ndarray", "autograd", "random", "context", "base", "test_utils", "operator",

@@ -41,3 +41,23 @@ def test_finetune_mxnet_model(tmp_path, capsys):
     assert "outputs match MXNet 1.9.1's" in out and "epoch 1: test accuracy" in out
     assert "reloaded outputs agree: True" in out
     assert os.path.exists(prefix + "-symbol.json") and os.path.exists(prefix + "-0000.params")
+
+
+def test_image_recordio_cnn(tmp_path, capsys):
+    """A few steps of the RecordIO CNN example: records written, read back through DataLoader
+    workers with augmenters, a progress bar and a loss plot."""
+    pytest.importorskip("cv2")
+    pytest.importorskip("matplotlib")
+    pytest.importorskip("tqdm")
+    code = load_example("image_recordio_cnn").main(["--out", str(tmp_path), "--images", "60", "--epochs", "1",
+                                                    "--batch-size", "16", "--max-steps", "3", "--workers", "1"])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "wrote 60 JPEG records" in out and "3 steps; final loss" in out
+    assert "epoch 1/1" in out  # tqdm's bar
+    assert (tmp_path / "shapes.rec").exists() and (tmp_path / "shapes.idx").exists()
+    assert (tmp_path / "loss.png").stat().st_size > 1000
+    import neogluon as mx
+    records = mx.gluon.data.vision.ImageRecordDataset(str(tmp_path / "shapes.rec"))
+    img, label = records[4]
+    assert img.shape == (40, 40, 3) and float(label) == 1.0

@@ -7,3 +7,4 @@ from .mnist import MNISTIter
 
 __all__ = ["io", "DataDesc", "DataBatch", "DataIter", "NDArrayIter", "CSVIter", "LibSVMIter", "ResizeIter",
            "PrefetchingIter", "MNISTIter"]
+from .image_record_iter import ImageRecordIter  # noqa: E402,F401

@@ -125,7 +125,7 @@ def setitem(x, key, value):
             v = v.detach()
         v = v.to(device=t.device, dtype=t.dtype)
     elif isinstance(value, numeric_types):
-        v = value
+        v = value.item() if isinstance(value, np.generic) else value  # torch refuses numpy scalars
     else:
         v = torch.as_tensor(np.asarray(value), device=t.device).to(t.dtype)
     if _STATE.recording:

@@ -4,10 +4,13 @@ A sample is whatever ``dataset[i]`` returns; a tuple sample is spread over the a
 of ``transform`` functions. Any object with ``len()`` and ``[]`` (a list, a numpy array,
 an NDArray) can serve where a dataset is expected.
 """
+import os
+
+from ... import recordio
 from ...ndarray import NDArray
 from . import sampler as _sampler
 
-__all__ = ["Dataset", "SimpleDataset", "ArrayDataset"]
+__all__ = ["Dataset", "SimpleDataset", "ArrayDataset", "RecordFileDataset"]
 
 
 class Dataset:
@@ -153,3 +156,19 @@ class _SampledDataset(Dataset):
 
     def __getitem__(self, idx):
         return self._dataset[self._indices[idx]]
+
+
+class RecordFileDataset(Dataset):
+    """The records of a RecordIO file (``filename``, with its index beside it: the same name
+    ending in ``.idx``), as raw bytes, in the index's order."""
+
+    def __init__(self, filename):
+        self.idx_file = os.path.splitext(filename)[0] + ".idx"
+        self.filename = filename
+        self._record = recordio.MXIndexedRecordIO(self.idx_file, self.filename, "r")
+
+    def __getitem__(self, idx):
+        return self._record.read_idx(self._record.keys[idx])
+
+    def __len__(self):
+        return len(self._record.keys)
