@@ -80,42 +80,94 @@ def iou_matrix(a, b, plus=0.0):
     return torch.where(union > 0, inter / union, torch.zeros((), dtype=inter.dtype))
 
 
-def nms_keep(boxes, threshold, classes=None, plus=0.0, inclusive=False, block=1024):
+def nms_keep(boxes, threshold, classes=None, plus=0.0, inclusive=False):
     """Greedy non-maximum suppression of corner boxes sorted by decreasing score.
 
     Returns a boolean mask of the boxes kept: a box is dropped when a kept box before it
     has ``iou > threshold`` (``>=`` when ``inclusive``) and, when ``classes`` is given, the
-    same class."""
+    same class.
+
+    Only pairs whose x-ranges meet can suppress each other (for a positive threshold): they
+    are enumerated from the boxes sorted by left edge, their IoU tested, and the greedy
+    result is then the fixed point of ``keep[j] = not any(keep[i] for suppressing i < j)``,
+    iterated over those pairs from "keep everything" (each step fixes at least the next
+    box of the longest suppression chain)."""
     count = boxes.shape[0]
-    keep = torch.zeros(count, dtype=torch.bool, device=boxes.device)
     with torch.no_grad():
-        for start in range(0, count, block):
-            stop = min(count, start + block)
-            blk = boxes[start:stop]
-            alive = torch.ones(stop - start, dtype=torch.bool, device=boxes.device)
-            prev = torch.nonzero(keep[:start]).squeeze(1)
-            if prev.numel():
-                hit = _overlaps(boxes[prev], blk, threshold, plus, inclusive)
-                if classes is not None:
-                    hit &= classes[prev][:, None] == classes[start:stop][None, :]
-                alive &= ~hit.any(0)
-            within = _overlaps(blk, blk, threshold, plus, inclusive)
-            if classes is not None:
-                within &= classes[start:stop][:, None] == classes[start:stop][None, :]
-            within = torch.triu(within, diagonal=1).to(torch.float32)
-            current = alive
-            while True:  # the greedy result is the unique fixed point, reached in <= block steps
-                nxt = alive & ~((current.to(torch.float32) @ within) > 0)
-                if torch.equal(nxt, current):
-                    break
-                current = nxt
-            keep[start:stop] = current
+        if count == 0:
+            return torch.zeros(0, dtype=torch.bool)
+        if threshold < 0 or (inclusive and threshold <= 0):  # every pair suppresses
+            return _first_of_each(classes, count)
+        src, dst = _suppressing_pairs(boxes, threshold, classes, plus, inclusive)
+        keep = torch.ones(count, dtype=torch.bool)
+        while src.numel():
+            hit = torch.zeros(count, dtype=torch.bool)
+            hit[dst[keep[src]]] = True
+            nxt = ~hit
+            if torch.equal(nxt, keep):
+                break
+            keep = nxt
     return keep
 
 
-def _overlaps(a, b, threshold, plus, inclusive):
-    iou = iou_matrix(a, b, plus)
-    return iou >= threshold if inclusive else iou > threshold
+def _first_of_each(classes, count):
+    keep = torch.zeros(count, dtype=torch.bool)
+    if classes is None:
+        keep[0] = True
+        return keep
+    first = {}
+    for i, c in enumerate(classes.tolist()):
+        first.setdefault(c, i)
+    keep[list(first.values())] = True
+    return keep
+
+
+def _suppressing_pairs(boxes, threshold, classes, plus, inclusive, rows=4096):
+    """(src, dst) ranks with src < dst whose boxes overlap past the threshold.
+
+    Sorted by left edge, box p can only meet the boxes q > p whose left edge is left of
+    p's right edge: a band of the sorted order, read through a strided view (no copies)
+    a block of rows at a time; pairs overlapping vertically get the exact IoU test."""
+    dt = torch.float64 if boxes.dtype == torch.float64 else torch.float32
+    count = boxes.shape[0]
+    order = torch.sort(boxes[:, 0].to(dt), stable=True).indices
+    b = boxes.to(dt)[order]
+    x1, y1, x2, y2 = (b[:, i].contiguous() for i in range(4))
+    area = _area(b, plus)
+    reach = (torch.searchsorted(x1, x2 + plus) - torch.arange(1, count + 1)).clamp_(min=0)
+    width = int(reach.max())
+    if width == 0:
+        return torch.zeros(0, dtype=torch.long), torch.zeros(0, dtype=torch.long)
+    pad = torch.zeros(width, dtype=dt)
+    y1p, y2p = torch.cat([y1, pad]), torch.cat([y2, pad])
+    srcs, dsts = [], []
+    for start in range(0, count, rows):
+        stop = min(count, start + rows)
+        k = int(reach[start:stop].max())
+        if k == 0:
+            continue
+        n = stop - start
+        top = torch.as_strided(y1p, (n, k), (1, 1), start + 1)
+        bottom = torch.as_strided(y2p, (n, k), (1, 1), start + 1)
+        h = torch.minimum(y2[start:stop, None], bottom).sub_(torch.maximum(y1[start:stop, None], top))
+        near = (h.add_(plus) > 0) & (torch.arange(k) < reach[start:stop, None])
+        r, c = torch.nonzero(near, as_tuple=True)
+        p = r + start
+        q = p + 1 + c
+        w = torch.minimum(x2[p], x2[q]).sub_(torch.maximum(x1[p], x1[q])).add_(plus).clamp_(min=0)
+        inter = w.mul_(torch.minimum(y2[p], y2[q]).sub_(torch.maximum(y1[p], y1[q])).add_(plus).clamp_(min=0))
+        union = (area[p] + area[q]).sub_(inter)
+        iou = torch.where(union > 0, inter / union, torch.zeros((), dtype=dt))
+        hit = iou >= threshold if inclusive else iou > threshold
+        rp, rq = order[p[hit]], order[q[hit]]
+        if classes is not None:
+            same = classes[rp] == classes[rq]
+            rp, rq = rp[same], rq[same]
+        srcs.append(torch.minimum(rp, rq))
+        dsts.append(torch.maximum(rp, rq))
+    if not srcs:
+        return torch.zeros(0, dtype=torch.long), torch.zeros(0, dtype=torch.long)
+    return torch.cat(srcs), torch.cat(dsts)
 
 
 # ----------------------------------------------------------------------------- box_nms
