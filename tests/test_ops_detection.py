@@ -129,6 +129,7 @@ def test_json_round_trip(case):
     assert [(n["op"], n["name"], n.get("attrs", {}), n["inputs"]) for n in ours["nodes"]] == \
         [(n["op"], n["name"], n.get("attrs", {}), n["inputs"]) for n in theirs["nodes"]]
     assert ours["heads"] == theirs["heads"]
+    assert sym.list_outputs() == spec["output_names"]
     # the same graph built through mx.sym writes the same JSON
     fn = (getattr(mx.sym.contrib, spec["op"][len("_contrib_"):]) if spec["op"].startswith("_contrib_")
           else getattr(mx.sym, spec["op"]))

@@ -302,7 +302,8 @@ def compute(c):
 def symbol_json(c):
     fn = namespace(mx.sym, c["op"])
     variables = [mx.sym.var(n) for n, _ in c["inputs"]]
-    return fn(*variables, name="op", **c["attrs"]).tojson()
+    sym = fn(*variables, name="op", **c["attrs"])
+    return sym.tojson(), sym.list_outputs()
 
 
 def main():
@@ -315,8 +316,9 @@ def main():
         else:
             res, n_out = compute(c)
         arrays.update(("%s/%s" % (c["name"], k), v) for k, v in res.items())
+        graph, names = symbol_json(c)
         cases[c["name"]] = dict(op=c["op"], attrs=c["attrs"], inputs=[n for n, _ in c["inputs"]], grads=c["grads"],
-                                outputs=n_out, json=symbol_json(c), json_only=c["json_only"])
+                                outputs=n_out, json=graph, output_names=names, json_only=c["json_only"])
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump({"generator": "tools/make_extra_fixtures_detection.py", "mxnet": mx.__version__, "cases": cases},

@@ -6,4 +6,5 @@ from .registry import get, exists, list_operators
 from . import (creation, elemwise, reduce, shape, indexing, linalg, nn, conv, norm, loss,  # noqa: F401
                rnn, random, optimizer_ops)
 from . import detection  # noqa: F401,E402  (boxes, NMS, MultiBox*, Proposal)
+from . import roi  # noqa: F401,E402  (ROIAlign, PSROIPooling)
 from . import shapes  # noqa: F401,E402  (shape rules for registered operators)

@@ -445,6 +445,7 @@ def _match_anchors(overlaps, threshold):
 
 
 @register("_contrib_MultiBoxTarget", inputs=("anchor", "label", "cls_pred"), num_outputs=3,
+          output_names=lambda a: ("loc_target", "loc_mask", "cls_target"),
           params=dict(overlap_threshold=Float(0.5), ignore_label=Float(-1.0), negative_mining_ratio=Float(-1.0),
                       negative_mining_thresh=Float(0.5), minimum_negative_samples=Int(0),
                       variances=FloatTuple((0.1, 0.1, 0.2, 0.2))),
@@ -675,7 +676,8 @@ def _proposal_visible(attrs):
 
 
 @register("_contrib_Proposal", inputs=("cls_prob", "bbox_pred", "im_info"), params=dict(_PROPOSAL_PARAMS),
-          num_outputs=_proposal_outputs, num_visible_outputs=_proposal_visible)
+          num_outputs=_proposal_outputs, num_visible_outputs=_proposal_visible,
+          output_names=lambda a: ("output", "score")[:_proposal_visible(a)])
 def proposal(cls_prob, bbox_pred, im_info, **attrs):
     """MXNet's contrib Proposal (one image): anchors shifted over the (1, 2A, H, W) score map,
     moved by the (1, 4A, H, W) deltas, clipped to the image, small boxes scored -1, the
@@ -686,7 +688,8 @@ def proposal(cls_prob, bbox_pred, im_info, **attrs):
 
 
 @register("_contrib_MultiProposal", inputs=("cls_prob", "bbox_pred", "im_info"), params=dict(_PROPOSAL_PARAMS),
-          num_outputs=_proposal_outputs, num_visible_outputs=_proposal_visible)
+          num_outputs=_proposal_outputs, num_visible_outputs=_proposal_visible,
+          output_names=lambda a: ("output", "score")[:_proposal_visible(a)])
 def multi_proposal(cls_prob, bbox_pred, im_info, **attrs):
     """MXNet's contrib MultiProposal: Proposal for each image of the batch; rois carry the
     image index, (B * post, 5)."""

@@ -1,0 +1,193 @@
+"""Region-of-interest pooling for two-stage detectors: ROIAlign and PSROIPooling
+(MXNet 1.9.1's ``src/operator/contrib/roi_align.cc`` and ``psroi_pooling.cc``).
+
+ROIAlign samples a grid of points in each bin bilinearly; the samples of all ROIs that
+share a grid size are gathered at once from channel-last data, so the gradient (torch's
+scatter-add of the gather) is MXNet's bilinear backward. PSROIPooling averages each bin
+of its position-sensitive channel through a summed-area table, whose gradient spreads
+each bin's gradient evenly over its pixels, as MXNet's backward does. ROIs receive no
+gradient in either (MXNet gives them none).
+"""
+import torch
+
+from ..base import MXNetError
+from .registry import Bool, Float, Int, Shape, register, shape_rule
+
+__all__ = ["bilinear_axis", "summed_area"]
+
+
+def _shape(t):
+    return tuple(t.shape)
+
+
+def _check_rois(op, data, rois):
+    if data.dim() != 4 or rois.dim() != 2 or rois.shape[1] != 5:
+        raise MXNetError("%s: expects data (N, C, H, W) and rois (R, 5) as (batch_index, x1, y1, x2, y2), got "
+                         "data %s, rois %s" % (op, _shape(data), _shape(rois)))
+
+
+# ----------------------------------------------------------------------------- ROIAlign
+def bilinear_axis(start, bin_size, pooled, grid, size):
+    """Sample positions of ROIAlign along one axis: (G, pooled, grid, 2) indices and weights
+    of the lower and upper neighbours, MXNet's rules (a sample outside [-1, size] weighs 0;
+    one past the last pixel snaps to it)."""
+    dt = start.dtype
+    pos = (start[:, None, None] + torch.arange(pooled, dtype=dt)[:, None] * bin_size[:, None, None]
+           + (torch.arange(grid, dtype=dt) + 0.5) * (bin_size / grid)[:, None, None])
+    valid = (pos >= -1.0) & (pos <= size)
+    pos = pos.clamp(min=0)
+    low = pos.floor().long()
+    edge = low >= size - 1
+    low = torch.where(edge, torch.full_like(low, size - 1), low)
+    high = torch.where(edge, low, low + 1)
+    pos = torch.where(edge, low.to(dt), pos)
+    frac = pos - low.to(dt)
+    weight = torch.stack([1 - frac, frac], -1) * valid[..., None].to(dt)
+    return torch.stack([low, high], -1), weight
+
+
+def _roi_align_group(flat, batch, rois, h, w, ph, pw, grid, scale, aligned, bins):
+    """Pooled (G, ph, pw, C) of ROIs sharing one (grid_h, grid_w); flat is (N*H*W*bins, C')."""
+    gh, gw = grid
+    offset = 0.5 if aligned else 0.0
+    box = rois[:, 1:] * scale - offset
+    height, width = box[:, 3] - box[:, 1], box[:, 2] - box[:, 0]
+    if not aligned:
+        height, width = height.clamp(min=1.0), width.clamp(min=1.0)
+    y_idx, y_w = bilinear_axis(box[:, 1], height / ph, ph, gh, h)      # (G, ph, gh, 2)
+    x_idx, x_w = bilinear_axis(box[:, 0], width / pw, pw, gw, w)       # (G, pw, gw, 2)
+    pix = ((batch[:, None, None, None, None, None, None] * h + y_idx[:, :, :, :, None, None, None]) * w
+           + x_idx[:, None, None, None])                               # (G, ph, gh, 2, pw, gw, 2)
+    if bins > 1:  # position-sensitive: bin (a, b) reads its own channel block
+        cell = (torch.arange(ph)[:, None] * pw + torch.arange(pw))[None, :, None, None, :, None, None]
+        pix = pix * bins + cell
+    vals = flat[pix]                                                    # (..., C')
+    weight = y_w[:, :, :, :, None, None, None] * x_w[:, None, None, None]
+    weight = weight / max(gh * gw, 1)
+    return torch.einsum("gaixbjyc,gaixbjy->gabc", vals, weight.to(vals.dtype))
+
+
+def _roi_grids(rois, ph, pw, scale, sample_ratio, aligned):
+    if sample_ratio > 0:
+        return torch.full((rois.shape[0], 2), sample_ratio, dtype=torch.long)
+    box = rois[:, 1:] * scale
+    height, width = box[:, 3] - box[:, 1], box[:, 2] - box[:, 0]
+    if not aligned:
+        height, width = height.clamp(min=1.0), width.clamp(min=1.0)
+    return torch.stack([torch.ceil(height / ph), torch.ceil(width / pw)], 1).long().clamp(min=0)
+
+
+@register("_contrib_ROIAlign", inputs=("data", "rois"),
+          params=dict(pooled_size=Shape(), spatial_scale=Float(), sample_ratio=Int(-1),
+                      position_sensitive=Bool(False), aligned=Bool(False)))
+def roi_align(data, rois, *, pooled_size, spatial_scale, sample_ratio, position_sensitive, aligned):
+    """MXNet's contrib ROIAlign: the mean of bilinear samples on a grid in each of the
+    pooled_size bins of each ROI (batch_index, x1, y1, x2, y2) scaled by spatial_scale.
+
+    The grid is sample_ratio^2 points, or ceil(roi size / pooled size) per axis when
+    sample_ratio <= 0; ``aligned`` shifts by half a pixel and drops the 1-pixel minimum
+    ROI size; ``position_sensitive`` reads bin (i, j) of output channel c from input
+    channel (c * ph + i) * pw + j. ROIs with a negative batch index give zeros."""
+    op = "_contrib_ROIAlign"
+    _check_rois(op, data, rois)
+    if len(pooled_size) != 2 or min(pooled_size) < 1:
+        raise MXNetError("%s: pooled_size=%s must be (height, width) with positive sizes" % (op, pooled_size))
+    ph, pw = pooled_size
+    n, c, h, w = data.shape
+    bins = ph * pw if position_sensitive else 1
+    if c % bins:
+        raise MXNetError("%s: position_sensitive needs channels (data %s) divisible by pooled_size %s"
+                         % (op, _shape(data), pooled_size))
+    out_c = c // bins
+    # channel-last rows: (N*H*W*bins, C/bins), position-sensitive blocks split out of C
+    flat = data.reshape(n, out_c, bins, h, w).permute(0, 3, 4, 2, 1).reshape(-1, out_c)
+    out = data.new_zeros((rois.shape[0], ph, pw, out_c))
+    with torch.no_grad():
+        r = rois.detach().to(data.dtype)
+        batch = r[:, 0].long()
+        live = (batch >= 0) & (batch < n)
+        grids = _roi_grids(r, ph, pw, spatial_scale, sample_ratio, aligned)
+        grids[~live] = -1
+    parts = []
+    for grid in torch.unique(grids[live], dim=0).tolist() if bool(live.any()) else []:
+        idx = torch.nonzero(live & (grids == torch.tensor(grid)).all(1)).squeeze(1)
+        parts.append((idx, _roi_align_group(flat, batch[idx], r[idx], h, w, ph, pw, grid, spatial_scale,
+                                            aligned, bins)))
+    if parts:
+        out = out.index_put((torch.cat([i for i, _ in parts]),), torch.cat([v for _, v in parts]))
+    return out.permute(0, 3, 1, 2)
+
+
+@shape_rule("_contrib_ROIAlign")
+def _roi_align_shape(attrs, shapes):
+    data, rois = shapes
+    ph, pw = attrs["pooled_size"]
+    c = data[1] // (ph * pw) if attrs["position_sensitive"] else data[1]
+    return [(rois[0], c, ph, pw)]
+
+
+# ----------------------------------------------------------------------------- PSROIPooling
+def _round_half_away(x):
+    return torch.sign(x) * torch.floor(x.abs() + 0.5)
+
+
+def _psroi_bounds(start, end, pooled, size):
+    """Integer bin bounds [lo, hi) per ROI and bin, clipped to [0, size]."""
+    length = (end - start).clamp(min=0.1)
+    bins = length / pooled
+    p = torch.arange(pooled, dtype=start.dtype)
+    lo = torch.floor(p * bins[:, None] + start[:, None]).clamp(0, size).long()
+    hi = torch.ceil((p + 1) * bins[:, None] + start[:, None]).clamp(0, size).long()
+    return lo, hi
+
+
+def summed_area(data):
+    """(N, C, H+1, W+1) float64 summed-area table with a zero first row and column."""
+    table = data.to(torch.float64).cumsum(2).cumsum(3)
+    return torch.nn.functional.pad(table, (1, 0, 1, 0))
+
+
+@register("_contrib_PSROIPooling", inputs=("data", "rois"),
+          params=dict(spatial_scale=Float(), output_dim=Int(), pooled_size=Int(), group_size=Int(0)))
+def psroi_pooling(data, rois, *, spatial_scale, output_dim, pooled_size, group_size):
+    """MXNet's contrib PSROIPooling (R-FCN): bin (i, j) of output channel c averages input
+    channel (c * g + gi) * g + gj over the bin, gi = floor(i * g / pooled_size); ROI corners
+    are rounded, the end made inclusive, then scaled; an empty bin gives 0. group_size 0
+    means pooled_size."""
+    op = "_contrib_PSROIPooling"
+    _check_rois(op, data, rois)
+    g = group_size or pooled_size
+    p = pooled_size
+    if p < 1 or data.shape[1] != output_dim * g * g:
+        raise MXNetError("%s: data has %d channels, expected output_dim * group_size^2 = %d * %d^2 (data %s, "
+                         "pooled_size=%d)" % (op, data.shape[1], output_dim, g, _shape(data), p))
+    n, _, h, w = data.shape
+    with torch.no_grad():
+        r = rois.detach().to(torch.float64)
+        batch = r[:, 0].long().clamp(0, n - 1)
+        corner = _round_half_away(r[:, 1:])
+        ys, ye = corner[:, 1] * spatial_scale, (corner[:, 3] + 1) * spatial_scale
+        xs, xe = corner[:, 0] * spatial_scale, (corner[:, 2] + 1) * spatial_scale
+        h0, h1 = _psroi_bounds(ys, ye, p, h)                                   # (R, p)
+        w0, w1 = _psroi_bounds(xs, xe, p, w)
+        cell = torch.div(torch.arange(p) * g, p, rounding_mode="floor").clamp(max=g - 1)
+        chan = ((torch.arange(output_dim)[:, None, None] * g + cell[:, None]) * g + cell)   # (D, p, p)
+        area = ((h1 - h0)[:, :, None] * (w1 - w0)[:, None, :]).clamp(min=0)             # (R, p, p)
+    table = summed_area(data)
+    b = batch[:, None, None, None]
+    c = chan[None]
+
+    def corner_sum(hh, ww):
+        return table[b, c, hh[:, None, :, None], ww[:, None, None, :]]
+
+    total = corner_sum(h1, w1) - corner_sum(h0, w1) - corner_sum(h1, w0) + corner_sum(h0, w0)
+    empty = (area == 0)[:, None]
+    out = torch.where(empty, torch.zeros((), dtype=total.dtype), total / area.clamp(min=1)[:, None])
+    return out.to(data.dtype)
+
+
+@shape_rule("_contrib_PSROIPooling")
+def _psroi_shape(attrs, shapes):
+    p = attrs["pooled_size"]
+    return [(shapes[1][0], attrs["output_dim"], p, p)]
+
