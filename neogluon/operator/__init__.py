@@ -7,4 +7,5 @@ from . import (creation, elemwise, reduce, shape, indexing, linalg, nn, conv, no
                rnn, random, optimizer_ops)
 from . import detection  # noqa: F401,E402  (boxes, NMS, MultiBox*, Proposal)
 from . import roi  # noqa: F401,E402  (ROIAlign, PSROIPooling)
+from . import spatial  # noqa: F401,E402  (BilinearSampler, GridGenerator, SpatialTransformer, Correlation, Crop)
 from . import shapes  # noqa: F401,E402  (shape rules for registered operators)
