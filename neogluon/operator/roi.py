@@ -1,14 +1,17 @@
 """Region-of-interest pooling for two-stage detectors: ROIAlign and PSROIPooling
 (MXNet 1.9.1's ``src/operator/contrib/roi_align.cc`` and ``psroi_pooling.cc``).
 
-ROIAlign samples a grid of points in each bin bilinearly; the samples of all ROIs that
-share a grid size are gathered at once from channel-last data, so the gradient (torch's
-scatter-add of the gather) is MXNet's bilinear backward. PSROIPooling averages each bin
+ROIAlign samples a grid of points in each bin bilinearly with ``grid_sample`` (border
+padding is MXNet's clamping of samples within a pixel of the edge; samples farther out
+weigh 0), the ROIs of one image and one grid size in one call, so the gradient is
+MXNet's bilinear backward; the position-sensitive variant gathers each bin's channel
+block from channel-last rows instead. PSROIPooling averages each bin
 of its position-sensitive channel through a summed-area table, whose gradient spreads
 each bin's gradient evenly over its pixels, as MXNet's backward does. ROIs receive no
 gradient in either (MXNet gives them none).
 """
 import torch
+import torch.nn.functional as F
 
 from ..base import MXNetError
 from .registry import Bool, Float, Int, Shape, register, shape_rule
@@ -46,25 +49,62 @@ def bilinear_axis(start, bin_size, pooled, grid, size):
     return torch.stack([low, high], -1), weight
 
 
-def _roi_align_group(flat, batch, rois, h, w, ph, pw, grid, scale, aligned, bins):
-    """Pooled (G, ph, pw, C) of ROIs sharing one (grid_h, grid_w); flat is (N*H*W*bins, C')."""
-    gh, gw = grid
-    offset = 0.5 if aligned else 0.0
-    box = rois[:, 1:] * scale - offset
+def _roi_boxes(rois, ph, pw, scale, aligned):
+    """(start_x, start_y, bin width, bin height) of each ROI, MXNet's rules."""
+    box = rois[:, 1:] * scale - (0.5 if aligned else 0.0)
     height, width = box[:, 3] - box[:, 1], box[:, 2] - box[:, 0]
     if not aligned:
         height, width = height.clamp(min=1.0), width.clamp(min=1.0)
-    y_idx, y_w = bilinear_axis(box[:, 1], height / ph, ph, gh, h)      # (G, ph, gh, 2)
-    x_idx, x_w = bilinear_axis(box[:, 0], width / pw, pw, gw, w)       # (G, pw, gw, 2)
+    return box[:, 0], box[:, 1], width / pw, height / ph
+
+
+def _roi_align_sampled(data, index, batch, rois, ph, pw, grid, scale, aligned):
+    """[(ROI indices, (G_n, C, ph, pw))] per image for ROIs sharing one (grid_h, grid_w),
+    through ``grid_sample``.
+
+    MXNet's sampling is bilinear with positions in [-1, 0] and [size-1, size] clamped to
+    the border pixel, which is grid_sample's border padding; positions beyond weigh 0."""
+    gh, gw = grid
+    h, w = data.shape[2:]
+    dt = data.dtype
+    with torch.no_grad():
+        x0, y0, bin_w, bin_h = _roi_boxes(rois, ph, pw, scale, aligned)
+        ys = (y0[:, None, None] + torch.arange(ph, dtype=dt)[:, None] * bin_h[:, None, None]
+              + (torch.arange(gh, dtype=dt) + 0.5) * (bin_h / gh)[:, None, None]).reshape(-1, ph * gh)
+        xs = (x0[:, None, None] + torch.arange(pw, dtype=dt)[:, None] * bin_w[:, None, None]
+              + (torch.arange(gw, dtype=dt) + 0.5) * (bin_w / gw)[:, None, None]).reshape(-1, pw * gw)
+        weight = (((ys >= -1) & (ys <= h)).to(dt)[:, :, None] * ((xs >= -1) & (xs <= w)).to(dt)[:, None, :])
+        norm_y = ys * (2.0 / (h - 1)) - 1 if h > 1 else torch.zeros_like(ys)
+        norm_x = xs * (2.0 / (w - 1)) - 1 if w > 1 else torch.zeros_like(xs)
+        points = torch.stack(torch.broadcast_tensors(norm_x[:, None, :], norm_y[:, :, None]), -1)  # (G, Y, X, 2)
+    parts = []
+    masked = not bool(weight.all())
+    for n in torch.unique(batch).tolist():
+        sel = torch.nonzero(batch == n).squeeze(1)
+        g = points[sel].reshape(1, -1, pw * gw, 2)
+        sampled = F.grid_sample(data[n:n + 1], g, mode="bilinear", padding_mode="border", align_corners=True)
+        if masked:
+            sampled = sampled * weight[sel].reshape(1, 1, -1, pw * gw)
+        pooled = F.avg_pool2d(sampled, (gh, gw)) if gh * gw > 1 else sampled      # (1, C, G_n * ph, pw)
+        parts.append((index[sel], pooled.reshape(data.shape[1], -1, ph, pw).permute(1, 0, 2, 3)))
+    return parts
+
+
+def _roi_align_gathered(flat, batch, rois, h, w, ph, pw, grid, scale, aligned, bins):
+    """Position-sensitive (G, ph, pw, C/bins): bin (a, b) gathers its own channel block
+    from flat (N*H*W*bins, C/bins) rows."""
+    gh, gw = grid
+    x0, y0, bin_w, bin_h = _roi_boxes(rois, ph, pw, scale, aligned)
+    y_idx, y_w = bilinear_axis(y0, bin_h, ph, gh, h)                    # (G, ph, gh, 2)
+    x_idx, x_w = bilinear_axis(x0, bin_w, pw, gw, w)                    # (G, pw, gw, 2)
     pix = ((batch[:, None, None, None, None, None, None] * h + y_idx[:, :, :, :, None, None, None]) * w
            + x_idx[:, None, None, None])                               # (G, ph, gh, 2, pw, gw, 2)
-    if bins > 1:  # position-sensitive: bin (a, b) reads its own channel block
-        cell = (torch.arange(ph)[:, None] * pw + torch.arange(pw))[None, :, None, None, :, None, None]
-        pix = pix * bins + cell
-    vals = flat[pix]                                                    # (..., C')
-    weight = y_w[:, :, :, :, None, None, None] * x_w[:, None, None, None]
-    weight = weight / max(gh * gw, 1)
-    return torch.einsum("gaixbjyc,gaixbjy->gabc", vals, weight.to(vals.dtype))
+    cell = (torch.arange(ph)[:, None] * pw + torch.arange(pw))[None, :, None, None, :, None, None]
+    pix = (pix * bins + cell).permute(0, 1, 4, 2, 3, 5, 6).reshape(-1, gh * gw * 4)
+    weight = (y_w[:, :, :, :, None, None, None] * x_w[:, None, None, None]) / max(gh * gw, 1)
+    weight = weight.permute(0, 1, 4, 2, 3, 5, 6).reshape(-1, 1, gh * gw * 4)
+    vals = flat[pix]                                                    # (G*ph*pw, samples, C')
+    return torch.bmm(weight.to(vals.dtype), vals).reshape(-1, ph, pw, flat.shape[1])
 
 
 def _roi_grids(rois, ph, pw, scale, sample_ratio, aligned):
@@ -99,23 +139,26 @@ def roi_align(data, rois, *, pooled_size, spatial_scale, sample_ratio, position_
         raise MXNetError("%s: position_sensitive needs channels (data %s) divisible by pooled_size %s"
                          % (op, _shape(data), pooled_size))
     out_c = c // bins
-    # channel-last rows: (N*H*W*bins, C/bins), position-sensitive blocks split out of C
-    flat = data.reshape(n, out_c, bins, h, w).permute(0, 3, 4, 2, 1).reshape(-1, out_c)
-    out = data.new_zeros((rois.shape[0], ph, pw, out_c))
+    out = data.new_zeros((rois.shape[0], out_c, ph, pw))
     with torch.no_grad():
         r = rois.detach().to(data.dtype)
         batch = r[:, 0].long()
         live = (batch >= 0) & (batch < n)
         grids = _roi_grids(r, ph, pw, spatial_scale, sample_ratio, aligned)
         grids[~live] = -1
+    if position_sensitive:  # channel-last rows: (N*H*W*bins, C/bins)
+        flat = data.reshape(n, out_c, bins, h, w).permute(0, 3, 4, 2, 1).reshape(-1, out_c)
     parts = []
     for grid in torch.unique(grids[live], dim=0).tolist() if bool(live.any()) else []:
         idx = torch.nonzero(live & (grids == torch.tensor(grid)).all(1)).squeeze(1)
-        parts.append((idx, _roi_align_group(flat, batch[idx], r[idx], h, w, ph, pw, grid, spatial_scale,
-                                            aligned, bins)))
+        if position_sensitive:
+            parts.append((idx, _roi_align_gathered(flat, batch[idx], r[idx], h, w, ph, pw, grid, spatial_scale,
+                                                   aligned, bins).permute(0, 3, 1, 2)))
+        else:
+            parts += _roi_align_sampled(data, idx, batch[idx], r[idx], ph, pw, grid, spatial_scale, aligned)
     if parts:
         out = out.index_put((torch.cat([i for i, _ in parts]),), torch.cat([v for _, v in parts]))
-    return out.permute(0, 3, 1, 2)
+    return out
 
 
 @shape_rule("_contrib_ROIAlign")
