@@ -15,6 +15,7 @@ copied from (format conversion passes it straight through); box_iou and box_deco
 differentiated by torch; the matching, MultiBox and Proposal operators give zero.
 """
 import ast
+import contextlib
 import math
 
 import numpy as np
@@ -24,7 +25,7 @@ from ..base import MXNetError
 from .elemwise import zero_grad_output
 from .registry import Attr, Bool, Float, Int, Str, register, shape_rule
 
-__all__ = ["FloatTuple", "iou_matrix", "nms_keep"]
+__all__ = ["FloatTuple", "iou_matrix", "nms_keep", "serial"]
 
 _FORMATS = ("center", "corner")
 
@@ -49,6 +50,22 @@ class FloatTuple(Attr):
 
 def _shape(t):
     return tuple(t.shape)
+
+
+@contextlib.contextmanager
+def serial():
+    """Run torch on one thread inside: the bookkeeping of NMS and matching is a chain of
+    small dependent operations (as MXNet's single-threaded CPU loops are), where waking a
+    second thread for each costs more than it saves, badly so on a loaded machine."""
+    threads = torch.get_num_threads()
+    if threads == 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 # ----------------------------------------------------------------------------- box geometry
@@ -186,6 +203,7 @@ def _nms_check(shape, coord_start, score_index, id_index):
                       score_index=Int(1), id_index=Int(-1), background_id=Int(-1), force_suppress=Bool(False),
                       in_format=Str("corner", choices=_FORMATS), out_format=Str("corner", choices=_FORMATS)),
           aliases=["_contrib_box_non_maximum_suppression"])
+@serial()
 def box_nms(data, *, overlap_thresh, valid_thresh, topk, coord_start, score_index, id_index, background_id,
             force_suppress, in_format, out_format):
     """MXNet's contrib box_nms on (..., N, width) rows holding a score, an optional class id
@@ -326,6 +344,7 @@ def box_decode(data, anchors, *, std0, std1, std2, std3, clip, format):  # pylin
 # ----------------------------------------------------------------------------- bipartite matching
 @register("_contrib_bipartite_matching", num_outputs=2,
           params=dict(is_ascend=Bool(False), threshold=Float(), topk=Int(-1)))
+@serial()
 def bipartite_matching(data, *, is_ascend, threshold, topk):
     """MXNet's contrib bipartite_matching: greedy matching of the rows and columns of
     (..., N, M) scores, best score first (lowest with is_ascend); a pair is matched while
@@ -450,6 +469,7 @@ def _match_anchors(overlaps, threshold):
                       negative_mining_thresh=Float(0.5), minimum_negative_samples=Int(0),
                       variances=FloatTuple((0.1, 0.1, 0.2, 0.2))),
           aliases=["_npx_multibox_target"])
+@serial()
 def multibox_target(anchor, label, cls_pred, *, overlap_threshold, ignore_label, negative_mining_ratio,
                     negative_mining_thresh, minimum_negative_samples, variances):
     """MXNet's contrib MultiBoxTarget: SSD training targets. Returns (loc_target (B, A*4),
@@ -529,6 +549,7 @@ def _decode_variances(anchors, loc, variances, clip):
           params=dict(clip=Bool(True), threshold=Float(0.01), background_id=Int(0), nms_threshold=Float(0.5),
                       force_suppress=Bool(False), variances=FloatTuple((0.1, 0.1, 0.2, 0.2)), nms_topk=Int(-1)),
           aliases=["_npx_multibox_detection"])
+@serial()
 def multibox_detection(cls_prob, loc_pred, anchor, *, clip, threshold, background_id, nms_threshold,
                        force_suppress, variances, nms_topk):
     """MXNet's contrib MultiBoxDetection: (B, A, 6) rows (class, score, x1, y1, x2, y2).
@@ -547,9 +568,16 @@ def multibox_detection(cls_prob, loc_pred, anchor, *, clip, threshold, backgroun
         raise MXNetError("%s: variances must have 4 values, got %s" % (op, variances))
     batch, classes, a_count = cls_prob.shape
     dt = cls_prob.dtype
+    if classes < 2:  # the background alone: nothing is detected
+        return zero_grad_output(cls_prob, torch.full((batch, a_count, 6), -1, dtype=dt))
     with torch.no_grad():
         # MXNet 1.9.1's CPU kernel ignores background_id: class 0 is always the background
-        score, cid = cls_prob.detach()[:, 1:].max(1)                  # (B, A): first best class
+        probs = cls_prob.detach()
+        score, cid = probs[:, 1].clone(), torch.zeros(probs.shape[::2], dtype=torch.long)
+        for j in range(2, classes):  # the first best class wins a tie, as in MXNet's loop
+            better = probs[:, j] > score
+            score = torch.where(better, probs[:, j], score)
+            cid = torch.where(better, j - 1, cid)
         valid = score >= threshold
         boxes = _decode_variances(anchor[0].detach(), loc_pred.detach().reshape(batch, a_count, 4), variances, clip)
         out = torch.full((batch, a_count, 6), -1, dtype=dt)
@@ -678,6 +706,7 @@ def _proposal_visible(attrs):
 @register("_contrib_Proposal", inputs=("cls_prob", "bbox_pred", "im_info"), params=dict(_PROPOSAL_PARAMS),
           num_outputs=_proposal_outputs, num_visible_outputs=_proposal_visible,
           output_names=lambda a: ("output", "score")[:_proposal_visible(a)])
+@serial()
 def proposal(cls_prob, bbox_pred, im_info, **attrs):
     """MXNet's contrib Proposal (one image): anchors shifted over the (1, 2A, H, W) score map,
     moved by the (1, 4A, H, W) deltas, clipped to the image, small boxes scored -1, the
@@ -690,6 +719,7 @@ def proposal(cls_prob, bbox_pred, im_info, **attrs):
 @register("_contrib_MultiProposal", inputs=("cls_prob", "bbox_pred", "im_info"), params=dict(_PROPOSAL_PARAMS),
           num_outputs=_proposal_outputs, num_visible_outputs=_proposal_visible,
           output_names=lambda a: ("output", "score")[:_proposal_visible(a)])
+@serial()
 def multi_proposal(cls_prob, bbox_pred, im_info, **attrs):
     """MXNet's contrib MultiProposal: Proposal for each image of the batch; rois carry the
     image index, (B * post, 5)."""

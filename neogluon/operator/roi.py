@@ -73,19 +73,24 @@ def _roi_align_sampled(data, index, batch, rois, ph, pw, grid, scale, aligned):
               + (torch.arange(gh, dtype=dt) + 0.5) * (bin_h / gh)[:, None, None]).reshape(-1, ph * gh)
         xs = (x0[:, None, None] + torch.arange(pw, dtype=dt)[:, None] * bin_w[:, None, None]
               + (torch.arange(gw, dtype=dt) + 0.5) * (bin_w / gw)[:, None, None]).reshape(-1, pw * gw)
-        weight = (((ys >= -1) & (ys <= h)).to(dt)[:, :, None] * ((xs >= -1) & (xs <= w)).to(dt)[:, None, :])
+        # samples of a bin last: (G, ph, pw, gh * gw) points, so the bin mean is a contiguous mean
+        vy = ((ys >= -1) & (ys <= h)).to(dt).reshape(-1, ph, 1, gh, 1)
+        vx = ((xs >= -1) & (xs <= w)).to(dt).reshape(-1, 1, pw, 1, gw)
+        weight = (vy * vx).reshape(-1, ph, pw, gh * gw)
         norm_y = ys * (2.0 / (h - 1)) - 1 if h > 1 else torch.zeros_like(ys)
         norm_x = xs * (2.0 / (w - 1)) - 1 if w > 1 else torch.zeros_like(xs)
-        points = torch.stack(torch.broadcast_tensors(norm_x[:, None, :], norm_y[:, :, None]), -1)  # (G, Y, X, 2)
+        py = norm_y.reshape(-1, ph, 1, gh, 1)
+        px = norm_x.reshape(-1, 1, pw, 1, gw)
+        points = torch.stack(torch.broadcast_tensors(px, py), -1).reshape(-1, ph * pw, gh * gw, 2)
     parts = []
     masked = not bool(weight.all())
     for n in torch.unique(batch).tolist():
         sel = torch.nonzero(batch == n).squeeze(1)
-        g = points[sel].reshape(1, -1, pw * gw, 2)
+        g = points[sel].reshape(1, -1, gh * gw, 2)
         sampled = F.grid_sample(data[n:n + 1], g, mode="bilinear", padding_mode="border", align_corners=True)
         if masked:
-            sampled = sampled * weight[sel].reshape(1, 1, -1, pw * gw)
-        pooled = F.avg_pool2d(sampled, (gh, gw)) if gh * gw > 1 else sampled      # (1, C, G_n * ph, pw)
+            sampled = sampled * weight[sel].reshape(1, 1, -1, gh * gw)
+        pooled = sampled.mean(-1) if gh * gw > 1 else sampled[..., 0]            # (1, C, G_n * ph * pw)
         parts.append((index[sel], pooled.reshape(data.shape[1], -1, ph, pw).permute(1, 0, 2, 3)))
     return parts
 
@@ -150,6 +155,8 @@ def roi_align(data, rois, *, pooled_size, spatial_scale, sample_ratio, position_
         flat = data.reshape(n, out_c, bins, h, w).permute(0, 3, 4, 2, 1).reshape(-1, out_c)
     parts = []
     for grid in torch.unique(grids[live], dim=0).tolist() if bool(live.any()) else []:
+        if min(grid) < 1:  # an empty ROI (aligned, zero size) samples nothing: MXNet gives 0
+            continue
         idx = torch.nonzero(live & (grids == torch.tensor(grid)).all(1)).squeeze(1)
         if position_sensitive:
             parts.append((idx, _roi_align_gathered(flat, batch[idx], r[idx], h, w, ph, pw, grid, spatial_scale,
