@@ -275,6 +275,20 @@ def spatial_cases():
          center_crop=True)
 
 
+def large_cases():
+    """Enough boxes for neogluon's banded NMS path (more than 1024 candidates)."""
+    d = detections(1500, classes=4, extent=60.0)
+    case("box_nms_large", "_contrib_box_nms", [("data", d)], grads=["data"], overlap_thresh=0.3)
+    case("box_nms_large_per_class", "_contrib_box_nms", [("data", d)], overlap_thresh=0.2, id_index=0,
+         valid_thresh=0.05)
+    a = corner_boxes(1200, extent=0.9, low=0.02, high=0.2).reshape(1, 1200, 4)
+    logits = rand(1, 3, 1200, low=-2, high=2)
+    prob = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    case("multibox_detection_large", "_contrib_MultiBoxDetection",
+         [("cls_prob", prob.astype("float32")), ("loc_pred", rand(1, 4800, low=-0.3, high=0.3)), ("anchor", a)],
+         threshold=0.05, nms_threshold=0.4)
+
+
 # ----------------------------------------------------------------------------- running
 def compute(c):
     values = [mx.nd.array(a, dtype=a.dtype) for _, a in c["inputs"]]
@@ -307,7 +321,7 @@ def symbol_json(c):
 
 
 def main():
-    for make in (box_cases, multibox_cases, rcnn_cases, deformable_cases, spatial_cases):
+    for make in (box_cases, multibox_cases, rcnn_cases, deformable_cases, spatial_cases, large_cases):
         make()
     arrays, cases = {}, {}
     for c in CASES:

@@ -115,6 +115,8 @@ def nms_keep(boxes, threshold, classes=None, plus=0.0, inclusive=False):
             return torch.zeros(0, dtype=torch.bool)
         if threshold < 0 or (inclusive and threshold <= 0):  # every pair suppresses
             return _first_of_each(classes, count)
+        if count <= _DENSE:
+            return _dense_keep(boxes, threshold, classes, plus, inclusive)
         src, dst = _suppressing_pairs(boxes, threshold, classes, plus, inclusive)
         keep = torch.ones(count, dtype=torch.bool)
         while src.numel():
@@ -125,6 +127,24 @@ def nms_keep(boxes, threshold, classes=None, plus=0.0, inclusive=False):
                 break
             keep = nxt
     return keep
+
+
+_DENSE = 1024
+
+
+def _dense_keep(boxes, threshold, classes, plus, inclusive):
+    """nms_keep for a few boxes: the whole IoU matrix, then the same fixed point."""
+    iou = iou_matrix(boxes, boxes, plus)
+    hit = iou >= threshold if inclusive else iou > threshold
+    if classes is not None:
+        hit &= classes[:, None] == classes[None, :]
+    hit = torch.triu(hit, diagonal=1).to(torch.float32)
+    keep = torch.ones(boxes.shape[0], dtype=torch.bool)
+    while True:
+        nxt = (keep.to(torch.float32) @ hit) == 0
+        if torch.equal(nxt, keep):
+            return keep
+        keep = nxt
 
 
 def _first_of_each(classes, count):
@@ -572,12 +592,9 @@ def multibox_detection(cls_prob, loc_pred, anchor, *, clip, threshold, backgroun
         return zero_grad_output(cls_prob, torch.full((batch, a_count, 6), -1, dtype=dt))
     with torch.no_grad():
         # MXNet 1.9.1's CPU kernel ignores background_id: class 0 is always the background
-        probs = cls_prob.detach()
-        score, cid = probs[:, 1].clone(), torch.zeros(probs.shape[::2], dtype=torch.long)
-        for j in range(2, classes):  # the first best class wins a tie, as in MXNet's loop
-            better = probs[:, j] > score
-            score = torch.where(better, probs[:, j], score)
-            cid = torch.where(better, j - 1, cid)
+        probs = cls_prob.detach()[:, 1:].transpose(1, 2).contiguous()      # (B, A, classes - 1)
+        cid = probs.argmax(-1)                     # the first best class wins a tie, as in MXNet's loop
+        score = probs.gather(-1, cid[..., None])[..., 0]
         valid = score >= threshold
         boxes = _decode_variances(anchor[0].detach(), loc_pred.detach().reshape(batch, a_count, 4), variances, clip)
         out = torch.full((batch, a_count, 6), -1, dtype=dt)
