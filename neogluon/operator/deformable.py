@@ -13,7 +13,7 @@ GPU"); here it runs on the CPU by the same definition.
 import torch
 
 from ..base import MXNetError
-from .conv import _conv_infer_args, _geometry, _weight_shape
+from .conv import _conv_infer_args, _geometry, _round_half_away, _weight_shape
 from .registry import Bool, Float, Int, Shape, Str, register, shape_rule
 
 
@@ -153,10 +153,6 @@ shape_rule("_contrib_ModulatedDeformableConvolution")(_deform_shape)
 
 
 # ----------------------------------------------------------------------------- DeformablePSROIPooling
-def _round_half_away(x):
-    return torch.sign(x) * torch.floor(x.abs() + 0.5)
-
-
 @register("_contrib_DeformablePSROIPooling",
           inputs=lambda a: ("data", "rois") if a["no_trans"] else ("data", "rois", "trans"),
           signature=("data", "rois", "trans"), num_outputs=2, num_visible_outputs=1,

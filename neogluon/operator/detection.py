@@ -115,7 +115,7 @@ def nms_keep(boxes, threshold, classes=None, plus=0.0, inclusive=False):
             return torch.zeros(0, dtype=torch.bool)
         if threshold < 0 or (inclusive and threshold <= 0):  # every pair suppresses
             return _first_of_each(classes, count)
-        if count <= _DENSE:
+        if count <= _DENSE and classes is None:
             return _dense_keep(boxes, threshold, classes, plus, inclusive)
         src, dst = _suppressing_pairs(boxes, threshold, classes, plus, inclusive)
         keep = torch.ones(count, dtype=torch.bool)
@@ -167,11 +167,18 @@ def _suppressing_pairs(boxes, threshold, classes, plus, inclusive, rows=4096):
     a block of rows at a time; pairs overlapping vertically get the exact IoU test."""
     dt = torch.float64 if boxes.dtype == torch.float64 else torch.float32
     count = boxes.shape[0]
-    order = torch.sort(boxes[:, 0].to(dt), stable=True).indices
+    # sort key: left edge, within class when classes matter (class blocks never meet)
+    key, right = boxes[:, 0].to(torch.float64), (boxes[:, 2] + plus).to(torch.float64)
+    if classes is not None:
+        base = key.min()
+        span = float(torch.maximum(key.max(), right.max()) - base) + 1.0
+        rank = torch.unique(classes, return_inverse=True)[1].to(torch.float64) * span
+        key, right = key - base + rank, (right - base).clamp(min=0) + rank
+    key, order = torch.sort(key, stable=True)
     b = boxes.to(dt)[order]
     x1, y1, x2, y2 = (b[:, i].contiguous() for i in range(4))
     area = _area(b, plus)
-    reach = (torch.searchsorted(x1, x2 + plus) - torch.arange(1, count + 1)).clamp_(min=0)
+    reach = (torch.searchsorted(key, right[order]) - torch.arange(1, count + 1)).clamp_(min=0)
     width = int(reach.max())
     if width == 0:
         return torch.zeros(0, dtype=torch.long), torch.zeros(0, dtype=torch.long)

@@ -14,6 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
+from .conv import _round_half_away
 from .registry import Bool, Float, Int, Shape, register, shape_rule
 
 __all__ = ["bilinear_axis", "summed_area"]
@@ -73,7 +74,7 @@ def _roi_align_sampled(data, index, batch, rois, ph, pw, grid, scale, aligned):
               + (torch.arange(gh, dtype=dt) + 0.5) * (bin_h / gh)[:, None, None]).reshape(-1, ph * gh)
         xs = (x0[:, None, None] + torch.arange(pw, dtype=dt)[:, None] * bin_w[:, None, None]
               + (torch.arange(gw, dtype=dt) + 0.5) * (bin_w / gw)[:, None, None]).reshape(-1, pw * gw)
-        # samples of a bin last: (G, ph, pw, gh * gw) points, so the bin mean is a contiguous mean
+        # (G, ph, pw, gh * gw) points: the samples of a bin together
         vy = ((ys >= -1) & (ys <= h)).to(dt).reshape(-1, ph, 1, gh, 1)
         vx = ((xs >= -1) & (xs <= w)).to(dt).reshape(-1, 1, pw, 1, gw)
         weight = (vy * vx).reshape(-1, ph, pw, gh * gw)
@@ -86,11 +87,12 @@ def _roi_align_sampled(data, index, batch, rois, ph, pw, grid, scale, aligned):
     masked = not bool(weight.all())
     for n in torch.unique(batch).tolist():
         sel = torch.nonzero(batch == n).squeeze(1)
-        g = points[sel].reshape(1, -1, gh * gw, 2)
+        # the grid's long axis last: grid_sample vectorises along it
+        g = points[sel].reshape(-1, gh * gw, 2).transpose(0, 1)[None]            # (1, gh*gw, G_n*ph*pw, 2)
         sampled = F.grid_sample(data[n:n + 1], g, mode="bilinear", padding_mode="border", align_corners=True)
         if masked:
-            sampled = sampled * weight[sel].reshape(1, 1, -1, gh * gw)
-        pooled = sampled.mean(-1) if gh * gw > 1 else sampled[..., 0]            # (1, C, G_n * ph * pw)
+            sampled = sampled * weight[sel].reshape(-1, gh * gw).t()
+        pooled = sampled.mean(2) if gh * gw > 1 else sampled[:, :, 0]            # (1, C, G_n * ph * pw)
         parts.append((index[sel], pooled.reshape(data.shape[1], -1, ph, pw).permute(1, 0, 2, 3)))
     return parts
 
@@ -177,10 +179,6 @@ def _roi_align_shape(attrs, shapes):
 
 
 # ----------------------------------------------------------------------------- PSROIPooling
-def _round_half_away(x):
-    return torch.sign(x) * torch.floor(x.abs() + 0.5)
-
-
 def _psroi_bounds(start, end, pooled, size):
     """Integer bin bounds [lo, hi) per ROI and bin, clipped to [0, size]."""
     length = (end - start).clamp(min=0.1)
