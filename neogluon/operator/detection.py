@@ -368,6 +368,11 @@ def box_decode(data, anchors, *, std0, std1, std2, std3, clip, format):  # pylin
     return zero_grad_output(data, out)
 
 
+@shape_rule("_contrib_box_decode")
+def _box_decode_shape(attrs, shapes):
+    return [tuple(shapes[0])]
+
+
 # ----------------------------------------------------------------------------- bipartite matching
 @register("_contrib_bipartite_matching", num_outputs=2,
           params=dict(is_ascend=Bool(False), threshold=Float(), topk=Int(-1)))
