@@ -5,7 +5,8 @@ ROIAlign samples a grid of points in each bin bilinearly with ``grid_sample`` (b
 padding is MXNet's clamping of samples within a pixel of the edge; samples farther out
 weigh 0), the ROIs of one image and one grid size in one call, so the gradient is
 MXNet's bilinear backward; the position-sensitive variant gathers each bin's channel
-block from channel-last rows instead. PSROIPooling averages each bin
+block from channel-last rows instead. It runs on one torch thread, as MXNet's CPU kernel
+does: its many mid-sized calls lose more to waking threads than they gain. PSROIPooling averages each bin
 of its position-sensitive channel through a summed-area table, whose gradient spreads
 each bin's gradient evenly over its pixels, as MXNet's backward does. ROIs receive no
 gradient in either (MXNet gives them none).
@@ -15,6 +16,7 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from .conv import _round_half_away
+from .detection import serial
 from .registry import Bool, Float, Int, Shape, register, shape_rule
 
 __all__ = ["bilinear_axis", "summed_area"]
@@ -127,6 +129,7 @@ def _roi_grids(rois, ph, pw, scale, sample_ratio, aligned):
 @register("_contrib_ROIAlign", inputs=("data", "rois"),
           params=dict(pooled_size=Shape(), spatial_scale=Float(), sample_ratio=Int(-1),
                       position_sensitive=Bool(False), aligned=Bool(False)))
+@serial()
 def roi_align(data, rois, *, pooled_size, spatial_scale, sample_ratio, position_sensitive, aligned):
     """MXNet's contrib ROIAlign: the mean of bilinear samples on a grid in each of the
     pooled_size bins of each ROI (batch_index, x1, y1, x2, y2) scaled by spatial_scale.
