@@ -604,9 +604,7 @@ def multibox_detection(cls_prob, loc_pred, anchor, *, clip, threshold, backgroun
         return zero_grad_output(cls_prob, torch.full((batch, a_count, 6), -1, dtype=dt))
     with torch.no_grad():
         # MXNet 1.9.1's CPU kernel ignores background_id: class 0 is always the background
-        probs = cls_prob.detach()[:, 1:].transpose(1, 2).contiguous()      # (B, A, classes - 1)
-        cid = probs.argmax(-1)                     # the first best class wins a tie, as in MXNet's loop
-        score = probs.gather(-1, cid[..., None])[..., 0]
+        score, cid = cls_prob.detach()[:, 1:].max(1)   # the first best class wins a tie, as in MXNet's loop
         valid = score >= threshold
         boxes = _decode_variances(anchor[0].detach(), loc_pred.detach().reshape(batch, a_count, 4), variances, clip)
         out = torch.full((batch, a_count, 6), -1, dtype=dt)
