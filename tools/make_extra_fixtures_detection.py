@@ -189,8 +189,8 @@ def rcnn_cases():
     ps = rand(2, 2 * 9, 9, 10)
     case("psroi_pooling", "_contrib_PSROIPooling", [("data", ps), ("rois", rois)], grads=["data"],
          spatial_scale=1.0, output_dim=2, pooled_size=3)
-    case("psroi_pooling_group", "_contrib_PSROIPooling", [("data", rand(2, 3 * 4, 9, 10)), ("rois", rois * np.float32([1, 2, 2, 2, 2]))],
-         grads=["data"], spatial_scale=0.5, output_dim=3, pooled_size=3, group_size=2)
+    case("psroi_pooling_group", "_contrib_PSROIPooling",
+         [("data", rand(2, 3 * 4, 9, 10)), ("rois", rois * np.float32([1, 2, 2, 2, 2]))], grads=["data"], spatial_scale=0.5, output_dim=3, pooled_size=3, group_size=2)
 
     trans = rand(5, 2 * 2, 3, 3, low=-0.5, high=0.5)
     case("deformable_psroi_pooling", "_contrib_DeformablePSROIPooling",
