@@ -607,20 +607,28 @@ def multibox_detection(cls_prob, loc_pred, anchor, *, clip, threshold, backgroun
         score, cid = cls_prob.detach()[:, 1:].max(1)   # the first best class wins a tie, as in MXNet's loop
         valid = score >= threshold
         boxes = _decode_variances(anchor[0].detach(), loc_pred.detach().reshape(batch, a_count, 4), variances, clip)
-        out = torch.full((batch, a_count, 6), -1, dtype=dt)
-        for b in range(batch):
-            idx = torch.nonzero(valid[b]).squeeze(1)
-            rows = torch.cat([cid[b, idx, None].to(dt), score[b, idx, None], boxes[b, idx]], 1)
-            if 0 < nms_threshold <= 1:  # without NMS, MXNet leaves the rows in anchor order
-                order = torch.sort(rows[:, 1], descending=True, stable=True).indices
-                limit = min(nms_topk, order.numel()) if nms_topk > 0 else order.numel()
-                best = rows[order[:limit]]
-                keep = nms_keep(best[:, 2:], nms_threshold, None if force_suppress else best[:, 0], inclusive=True)
-                best[:, 0] = torch.where(keep, best[:, 0], torch.tensor(-1, dtype=dt))
-                # past nms_topk MXNet leaves its unsorted rows, their class set to -1
-                rows[limit:, 0] = -1
-                rows[:limit] = best
-            out[b, :rows.shape[0]] = rows
+        count = valid.sum(1, keepdim=True)
+        position = torch.arange(a_count)
+        # the valid anchors first, in anchor order: what MXNet leaves where it does not sort
+        src = torch.sort((~valid).to(torch.int8), dim=1, stable=True).indices
+        label = cid.gather(1, src)
+        if 0 < nms_threshold <= 1:
+            order = torch.sort(torch.where(valid, score, torch.tensor(-math.inf, dtype=score.dtype)), dim=1,
+                               descending=True, stable=True).indices
+            top = position < (count.clamp(max=nms_topk) if nms_topk > 0 else count)
+            src = torch.where(top, order, src)
+            rows_b, rows_i = torch.nonzero(top, as_tuple=True)
+            picked = order[rows_b, rows_i]
+            # one NMS for the whole batch: images (and classes) never suppress each other
+            key = rows_b * classes + (0 if force_suppress else cid[rows_b, picked])
+            keep = nms_keep(boxes[rows_b, picked], nms_threshold, key, inclusive=True)
+            kept = torch.zeros((batch, a_count), dtype=torch.bool)
+            kept[rows_b[keep], rows_i[keep]] = True
+            # suppressed rows, and the unsorted rows past nms_topk, have class -1
+            label = torch.where(kept, cid.gather(1, src), torch.tensor(-1))
+        rows = torch.cat([label[..., None].to(dt), score.gather(1, src)[..., None],
+                          boxes.gather(1, src[..., None].expand(-1, -1, 4))], -1)
+        out = torch.where((position < count)[..., None], rows, torch.tensor(-1, dtype=dt))
     return zero_grad_output(cls_prob, out)
 
 
