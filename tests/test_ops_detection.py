@@ -1,0 +1,302 @@
+"""Detection and spatial operators against MXNet 1.9.1: box_nms/box_iou/box_encode/box_decode,
+bipartite_matching, MultiBoxPrior/Target/Detection, Proposal/MultiProposal, ROIAlign,
+ROIPooling, PSROIPooling, DeformablePSROIPooling, the deformable convolutions,
+BilinearSampler, GridGenerator, SpatialTransformer, Correlation and Crop.
+
+Every recorded case (tools/make_extra_fixtures_detection.py, tests/fixtures/extra/detection/)
+is replayed three ways: imperatively (``mx.nd``), through MXNet's ``-symbol.json`` read by
+``sym.load_json`` and ``bind``, and inside a hybridized block; outputs and the gradients for
+the recorded head gradients must match MXNet's, and the JSON must be written back as MXNet
+wrote it.
+"""
+import json
+import os
+
+import numpy as np
+import pytest
+
+import neogluon as mx
+from neogluon.ndarray.ndarray import invoke
+from neogluon.operator import registry
+
+HERE = os.path.join(os.path.dirname(__file__), "fixtures", "extra", "detection")
+MANIFEST = json.load(open(os.path.join(HERE, "cases.json")))["cases"]
+ARRAYS = np.load(os.path.join(HERE, "cases.npz"))
+RTOL, ATOL = 1e-4, 1e-5
+VALUE_CASES = sorted(n for n, c in MANIFEST.items() if not c["json_only"])
+for _spec in MANIFEST.values():  # JSON turned the generator's tuples into lists
+    _spec["attrs"] = {k: tuple(v) if isinstance(v, list) else v for k, v in _spec["attrs"].items()}
+
+
+def fixture(case, key):
+    return ARRAYS["%s/%s" % (case, key)]
+
+
+def inputs_of(case):
+    return [mx.nd.array(fixture(case, "in:" + n), dtype=fixture(case, "in:" + n).dtype)
+            for n in MANIFEST[case]["inputs"]]
+
+
+def heads_of(case, count):
+    return [mx.nd.array(fixture(case, "head:%d" % i), dtype=fixture(case, "head:%d" % i).dtype)
+            for i in range(count)]
+
+
+def check(actual, expected, what):
+    a = actual.asnumpy()
+    assert a.shape == expected.shape, "%s: shape %s, MXNet gave %s" % (what, a.shape, expected.shape)
+    assert a.dtype == expected.dtype, "%s: dtype %s, MXNet gave %s" % (what, a.dtype, expected.dtype)
+    np.testing.assert_allclose(a.astype(np.float64), expected.astype(np.float64), rtol=RTOL, atol=ATOL,
+                               err_msg=what)
+
+
+def check_outputs_and_grads(case, outs, grads):
+    spec = MANIFEST[case]
+    assert len(outs) == spec["outputs"]
+    for i, o in enumerate(outs):
+        check(o, fixture(case, "out:%d" % i), "%s output %d" % (case, i))
+    for name, g in zip(spec["grads"], grads):
+        check(g, fixture(case, "grad:" + name), "%s gradient of %s" % (case, name))
+
+
+@pytest.mark.parametrize("case", VALUE_CASES)
+def test_imperative(case):
+    spec = MANIFEST[case]
+    inputs = inputs_of(case)
+    for name, x in zip(spec["inputs"], inputs):
+        if name in spec["grads"]:
+            x.attach_grad()
+    with mx.autograd.record():
+        out = invoke(spec["op"], inputs, spec["attrs"])
+    outs = out if isinstance(out, list) else [out]
+    if spec["grads"]:
+        mx.autograd.backward(outs, heads_of(case, len(outs)))
+    grads = [x.grad for name, x in zip(spec["inputs"], inputs) if name in spec["grads"]]
+    check_outputs_and_grads(case, outs, grads)
+
+
+@pytest.mark.parametrize("case", VALUE_CASES)
+def test_symbol_bind(case):
+    spec = MANIFEST[case]
+    sym = mx.sym.load_json(spec["json"])
+    args = dict(zip(spec["inputs"], inputs_of(case)))
+    grads = {n: mx.nd.zeros(args[n].shape, dtype=args[n].dtype) for n in spec["grads"]}
+    exe = sym.bind(mx.cpu(), args, args_grad=grads or None,
+                   grad_req={n: ("write" if n in grads else "null") for n in args})
+    outs = exe.forward(is_train=bool(grads))
+    if grads:
+        exe.backward(heads_of(case, len(outs)))
+    check_outputs_and_grads(case, outs, [grads[n] for n in spec["grads"]])
+
+
+class _OneOp(mx.gluon.HybridBlock):
+    def __init__(self, op, attrs):
+        super().__init__()
+        self._op, self._attrs = op, attrs
+
+    def hybrid_forward(self, F, *xs):
+        if self._op.startswith("_contrib_"):
+            fn = getattr(F.contrib, self._op[len("_contrib_"):])
+        else:
+            fn = getattr(F, self._op)
+        return fn(*xs, **self._attrs)
+
+
+@pytest.mark.parametrize("case", VALUE_CASES)
+def test_hybridized(case):
+    spec = MANIFEST[case]
+    block = _OneOp(spec["op"], spec["attrs"])
+    block.hybridize()
+    inputs = inputs_of(case)
+    for name, x in zip(spec["inputs"], inputs):
+        if name in spec["grads"]:
+            x.attach_grad()
+    with mx.autograd.record():
+        out = block(*inputs)
+    outs = list(out) if isinstance(out, (list, tuple)) else [out]
+    if spec["grads"]:
+        mx.autograd.backward(outs, heads_of(case, len(outs)))
+    grads = [x.grad for name, x in zip(spec["inputs"], inputs) if name in spec["grads"]]
+    check_outputs_and_grads(case, outs, grads)
+
+
+@pytest.mark.parametrize("case", sorted(MANIFEST))
+def test_json_round_trip(case):
+    spec = MANIFEST[case]
+    theirs = json.loads(spec["json"])
+    sym = mx.sym.load_json(spec["json"])
+    ours = json.loads(sym.tojson())
+    assert [(n["op"], n["name"], n.get("attrs", {}), n["inputs"]) for n in ours["nodes"]] == \
+        [(n["op"], n["name"], n.get("attrs", {}), n["inputs"]) for n in theirs["nodes"]]
+    assert ours["heads"] == theirs["heads"]
+    assert sym.list_outputs() == spec["output_names"]
+    # the same graph built through mx.sym writes the same JSON
+    fn = (getattr(mx.sym.contrib, spec["op"][len("_contrib_"):]) if spec["op"].startswith("_contrib_")
+          else getattr(mx.sym, spec["op"]))
+    built = json.loads(fn(*[mx.sym.var(n) for n in spec["inputs"]], name="op", **spec["attrs"]).tojson())
+    assert [(n["op"], n["name"], n.get("attrs", {})) for n in built["nodes"]] == \
+        [(n["op"], n["name"], n.get("attrs", {})) for n in theirs["nodes"]]
+
+
+@pytest.mark.parametrize("case", VALUE_CASES)
+def test_shape_inference(case):
+    spec = MANIFEST[case]
+    sym = mx.sym.load_json(spec["json"])
+    shapes = {n: fixture(case, "in:" + n).shape for n in spec["inputs"]}
+    _, out_shapes, _ = sym.infer_shape(**shapes)
+    assert [tuple(s) for s in out_shapes] == [fixture(case, "out:%d" % i).shape for i in range(spec["outputs"])]
+
+
+def test_aliases():
+    assert registry.get("_contrib_box_non_maximum_suppression") is registry.get("_contrib_box_nms")
+    for npx, name in (("_npx_multibox_prior", "_contrib_MultiBoxPrior"),
+                      ("_npx_multibox_target", "_contrib_MultiBoxTarget"),
+                      ("_npx_multibox_detection", "_contrib_MultiBoxDetection")):
+        assert registry.get(npx) is registry.get(name)
+
+
+# ----------------------------------------------------------------------------- schema
+# attribute names in MXNet 1.9.1's order (MXSymbolGetAtomicSymbolInfo of the reference build)
+MXNET_PARAMS = {
+    '_contrib_box_nms': ('overlap_thresh', 'valid_thresh', 'topk', 'coord_start', 'score_index', 'id_index',
+                         'background_id', 'force_suppress', 'in_format', 'out_format'),
+    '_contrib_box_iou': ('format',),
+    '_contrib_box_encode': (),
+    '_contrib_box_decode': ('std0', 'std1', 'std2', 'std3', 'clip', 'format'),
+    '_contrib_bipartite_matching': ('is_ascend', 'threshold', 'topk'),
+    '_contrib_MultiBoxPrior': ('sizes', 'ratios', 'clip', 'steps', 'offsets'),
+    '_contrib_MultiBoxTarget': ('overlap_threshold', 'ignore_label', 'negative_mining_ratio', 'negative_mining_thresh',
+                                'minimum_negative_samples', 'variances'),
+    '_contrib_MultiBoxDetection': ('clip', 'threshold', 'background_id', 'nms_threshold', 'force_suppress',
+                                   'variances', 'nms_topk'),
+    '_contrib_ROIAlign': ('pooled_size', 'spatial_scale', 'sample_ratio', 'position_sensitive', 'aligned'),
+    'ROIPooling': ('pooled_size', 'spatial_scale'),
+    '_contrib_Proposal': ('rpn_pre_nms_top_n', 'rpn_post_nms_top_n', 'threshold', 'rpn_min_size', 'scales', 'ratios',
+                          'feature_stride', 'output_score', 'iou_loss'),
+    '_contrib_MultiProposal': ('rpn_pre_nms_top_n', 'rpn_post_nms_top_n', 'threshold', 'rpn_min_size', 'scales',
+                               'ratios', 'feature_stride', 'output_score', 'iou_loss'),
+    '_contrib_PSROIPooling': ('spatial_scale', 'output_dim', 'pooled_size', 'group_size'),
+    '_contrib_DeformablePSROIPooling': ('spatial_scale', 'output_dim', 'group_size', 'pooled_size', 'part_size',
+                                        'sample_per_part', 'trans_std', 'no_trans'),
+    '_contrib_DeformableConvolution': ('kernel', 'stride', 'dilate', 'pad', 'num_filter', 'num_group',
+                                       'num_deformable_group', 'workspace', 'no_bias', 'layout'),
+    '_contrib_ModulatedDeformableConvolution': ('kernel', 'stride', 'dilate', 'pad', 'num_filter', 'num_group',
+                                                'num_deformable_group', 'workspace', 'no_bias', 'im2col_step',
+                                                'layout'),
+    'BilinearSampler': ('cudnn_off',),
+    'GridGenerator': ('transform_type', 'target_shape'),
+    'SpatialTransformer': ('target_shape', 'transform_type', 'sampler_type', 'cudnn_off'),
+    'Correlation': ('kernel_size', 'max_displacement', 'stride1', 'stride2', 'pad_size', 'is_multiply'),
+    'Crop': ('num_args', 'offset', 'h_w', 'center_crop'),
+    '_contrib_SyncBatchNorm': ('eps', 'momentum', 'fix_gamma', 'use_global_stats', 'output_mean_var', 'ndev', 'key'),
+    '_contrib_AdaptiveAvgPooling2D': ('output_size',),
+    '_contrib_BilinearResize2D': ('height', 'width', 'scale_height', 'scale_width', 'mode', 'align_corners'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MXNET_PARAMS))
+def test_attribute_names_match_mxnet(name):
+    assert registry.get(name).param_names == MXNET_PARAMS[name]
+
+
+def test_float_tuple_attributes_read_mxnet_strings():
+    op = registry.get("_contrib_MultiBoxPrior")
+    attrs = op.parse_attrs({"sizes": "(0.5, 0.25)", "ratios": "[1, 2]", "steps": "(-1.0, -1.0)", "clip": "True"})
+    assert attrs["sizes"] == (0.5, 0.25) and attrs["ratios"] == (1.0, 2.0) and attrs["clip"] is True
+    assert op.parse_attrs({"sizes": 0.3})["sizes"] == (0.3,)
+    with pytest.raises(mx.base.MXNetError, match="sizes"):
+        op.parse_attrs({"sizes": "big"})
+
+
+def test_namespaces():
+    x = mx.nd.ones((1, 3, 4, 5))
+    assert mx.nd.contrib.MultiBoxPrior(x, sizes=(0.5, 0.2)).shape == (1, 40, 4)
+    assert mx.sym.contrib.box_nms(mx.sym.var("d"), name="nms").list_outputs() == ["nms_output0"]
+    assert mx.nd.contrib.box_non_maximum_suppression(mx.nd.ones((2, 6))).shape == (2, 6)
+    assert mx.nd.Crop(x, num_args=1, h_w=(2, 2)).shape == (1, 3, 2, 2)
+
+
+# ----------------------------------------------------------------------------- NMS paths
+@pytest.mark.parametrize("plus, inclusive, with_classes", [(0.0, False, False), (1.0, False, True),
+                                                           (0.0, True, True)])
+def test_banded_nms_equals_dense_nms(plus, inclusive, with_classes):
+    """The banded pair enumeration (large inputs) and the dense IoU matrix (small ones) keep
+    the same boxes; ties in left edges and touching boxes included."""
+    import torch
+    from neogluon.operator import detection
+    rng = np.random.RandomState(7)
+    xy = rng.randint(0, 60, (1500, 2)).astype(np.float32)
+    b = torch.tensor(np.concatenate([xy, xy + rng.randint(1, 12, (1500, 2))], 1), dtype=torch.float32)
+    classes = torch.tensor(rng.randint(0, 3, 1500), dtype=torch.float32) if with_classes else None
+    src, dst = detection._suppressing_pairs(b, 0.3, classes, plus, inclusive)
+    keep = torch.ones(1500, dtype=torch.bool)
+    while True:
+        hit = torch.zeros(1500, dtype=torch.bool)
+        hit[dst[keep[src]]] = True
+        if torch.equal(~hit, keep):
+            break
+        keep = ~hit
+    assert torch.equal(keep, detection._dense_keep(b, 0.3, classes, plus, inclusive))
+    assert torch.equal(keep, detection.nms_keep(b, 0.3, classes, plus, inclusive))
+
+
+def test_box_nms_on_empty_and_invalid_input():
+    out = mx.nd.contrib.box_nms(mx.nd.array(np.zeros((3, 6), np.float32)), valid_thresh=0.5)
+    assert (out.asnumpy() == -1).all()
+    with pytest.raises(mx.base.MXNetError, match="_contrib_box_nms.*coord_start=4"):
+        mx.nd.contrib.box_nms(mx.nd.ones((3, 6)), coord_start=4)
+
+
+# ----------------------------------------------------------------------------- ModulatedDeformableConvolution
+def test_modulated_deformable_convolution_by_definition():
+    """MXNet 1.9.1 has no CPU kernel for it: with a mask of ones it is DeformableConvolution
+    (checked against MXNet above), and it is linear in the mask."""
+    case = "deformable_conv"
+    data, offset, weight, bias = inputs_of(case)
+    attrs = dict(kernel=(3, 3), pad=(1, 1), num_filter=6)
+    ones = mx.nd.ones((2, 9, 6, 7))
+    plain = mx.nd.contrib.ModulatedDeformableConvolution(data, offset, ones, weight, bias, **attrs)
+    check(plain, fixture(case, "out:0"), "modulated with a mask of ones")
+    mask = mx.nd.array(np.random.RandomState(3).uniform(0, 1, (2, 9, 6, 7)))
+    nobias = dict(attrs, no_bias=True)
+    half = mx.nd.contrib.ModulatedDeformableConvolution(data, offset, mask * 0.5, weight, **nobias)
+    full = mx.nd.contrib.ModulatedDeformableConvolution(data, offset, mask, weight, **nobias)
+    np.testing.assert_allclose(half.asnumpy() * 2, full.asnumpy(), rtol=1e-5, atol=1e-5)
+    mask.attach_grad()
+    with mx.autograd.record():
+        out = mx.nd.contrib.ModulatedDeformableConvolution(data, offset, mask, weight, **nobias)
+    out.backward(mx.nd.ones_like(out))
+    eps, at = 1e-2, (1, 4, 2, 3)
+    bumped = mask.asnumpy().copy()
+    bumped[at] += eps
+    moved = mx.nd.contrib.ModulatedDeformableConvolution(data, offset, mx.nd.array(bumped), weight, **nobias)
+    numeric = (moved.asnumpy().sum() - out.asnumpy().sum()) / eps
+    np.testing.assert_allclose(mask.grad.asnumpy()[at], numeric, rtol=1e-2, atol=1e-3)
+
+
+def test_deformable_convolution_infers_weight_and_bias():
+    sym = mx.sym.contrib.DeformableConvolution(mx.sym.var("data"), mx.sym.var("offset"), kernel=(3, 3),
+                                               num_filter=5, num_group=2, name="dc")
+    args, outs, _ = sym.infer_shape(data=(2, 4, 6, 7), offset=(2, 18, 4, 5))
+    assert dict(zip(sym.list_arguments(), args)) == {"data": (2, 4, 6, 7), "offset": (2, 18, 4, 5),
+                                                     "dc_weight": (5, 2, 3, 3), "dc_bias": (5,)}
+    assert outs == [(2, 5, 4, 5)]
+
+
+# ----------------------------------------------------------------------------- errors
+@pytest.mark.parametrize("call, message", [
+    (lambda: mx.nd.contrib.ROIAlign(mx.nd.ones((1, 2, 4, 4)), mx.nd.ones((3, 4)), pooled_size=(2, 2),
+                                    spatial_scale=1.0), r"_contrib_ROIAlign.*rois \(3, 4\)"),
+    (lambda: mx.nd.Crop(mx.nd.ones((1, 1, 4, 4)), num_args=1, h_w=(5, 2)), r"Crop.*\(1, 1, 4, 4\)"),
+    (lambda: mx.nd.BilinearSampler(mx.nd.ones((1, 1, 4, 4)), mx.nd.ones((1, 3, 4, 4))), "BilinearSampler.*grid"),
+    (lambda: mx.nd.contrib.MultiBoxDetection(mx.nd.ones((1, 3, 5)), mx.nd.ones((1, 16)), mx.nd.ones((1, 5, 4))),
+     r"_contrib_MultiBoxDetection.*loc_pred"),
+    (lambda: mx.nd.contrib.PSROIPooling(mx.nd.ones((1, 5, 4, 4)), mx.nd.ones((1, 5)), spatial_scale=1.0,
+                                        output_dim=2, pooled_size=2), "_contrib_PSROIPooling.*channels"),
+    (lambda: mx.nd.contrib.DeformableConvolution(mx.nd.ones((1, 2, 5, 5)), mx.nd.ones((1, 18, 4, 4)),
+                                                 mx.nd.ones((3, 2, 3, 3)), kernel=(3, 3), num_filter=3,
+                                                 no_bias=True), r"offset must be \(1, 18, 3, 3\)"),
+])
+def test_errors_name_operator_and_shapes(call, message):
+    with pytest.raises(mx.base.MXNetError, match=message):
+        call()
