@@ -300,3 +300,32 @@ def test_deformable_convolution_infers_weight_and_bias():
 def test_errors_name_operator_and_shapes(call, message):
     with pytest.raises(mx.base.MXNetError, match=message):
         call()
+
+
+def test_serial_restores_torch_threads_across_concurrent_holders():
+    """Detection kernels run on one torch thread; the process-wide count comes back however
+    the holders in several threads interleave."""
+    import threading
+    import torch
+    from neogluon.operator.detection import serial
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        entered, release = threading.Barrier(3), threading.Event()
+
+        def hold():
+            with serial():
+                assert torch.get_num_threads() == 1
+                entered.wait()
+                release.wait()
+
+        workers = [threading.Thread(target=hold) for _ in range(2)]
+        for w in workers:
+            w.start()
+        entered.wait()
+        release.set()
+        for w in workers:
+            w.join()
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)

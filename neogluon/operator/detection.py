@@ -16,6 +16,7 @@ differentiated by torch; the matching, MultiBox and Proposal operators give zero
 """
 import ast
 import contextlib
+import threading
 import math
 
 import numpy as np
@@ -52,20 +53,32 @@ def _shape(t):
     return tuple(t.shape)
 
 
+_SERIAL = {"depth": 0, "threads": 1}
+_SERIAL_LOCK = threading.Lock()
+
+
 @contextlib.contextmanager
 def serial():
     """Run torch on one thread inside: the bookkeeping of NMS and matching is a chain of
     small dependent operations (as MXNet's single-threaded CPU loops are), where waking a
-    second thread for each costs more than it saves, badly so on a loaded machine."""
-    threads = torch.get_num_threads()
-    if threads == 1:
-        yield
-        return
-    torch.set_num_threads(1)
+    second thread for each costs more than it saves, badly so on a loaded machine.
+
+    torch's thread count is process-wide: the first of any concurrent or nested holders
+    saves it and the last one out restores it, so threads running detection operators
+    side by side (a DataLoader's thread pool) cannot leave it at one."""
+    with _SERIAL_LOCK:
+        if _SERIAL["depth"] == 0:
+            _SERIAL["threads"] = torch.get_num_threads()
+            if _SERIAL["threads"] != 1:
+                torch.set_num_threads(1)
+        _SERIAL["depth"] += 1
     try:
         yield
     finally:
-        torch.set_num_threads(threads)
+        with _SERIAL_LOCK:
+            _SERIAL["depth"] -= 1
+            if _SERIAL["depth"] == 0 and _SERIAL["threads"] != 1:
+                torch.set_num_threads(_SERIAL["threads"])
 
 
 # ----------------------------------------------------------------------------- box geometry
