@@ -9,7 +9,8 @@ A case calls one operator on named inputs, twice:
 - as a graph: ``mx.sym`` builds the one-node symbol from variables named like the inputs,
   its JSON is written to ``<case>-symbol.json`` exactly as MXNet writes it, and
   ``bind`` + ``forward``/``backward`` (same heads) gives the ``sym_out:``/``sym_grad:``/
-  ``sym_after:`` entries.
+  ``sym_after:`` entries (or, where MXNet's executor fails on an operator it runs
+  imperatively, ``graph_error`` and no ``sym_`` entries: the imperative answers stand).
 
 ``<case>.npz`` holds ``in:<name>``, ``out:<i>``, ``head:<i>``, ``grad:<name>``,
 ``after:<name>`` and the ``sym_`` entries; ``cases.json`` lists each case's operator,
@@ -60,7 +61,11 @@ class Recorder:
         self.cases = {}
         os.makedirs(self.out, exist_ok=True)
 
-    def case(self, name, op, inputs, attrs=None, grad=(), mutates=(), symbolic=True, heads=None):
+    def case(self, name, op, inputs, attrs=None, grad=(), mutates=(), symbolic=True, heads=None, out_like=()):
+        """``out_like``: inputs the call writes its outputs to (``out=``), as MXNet's
+        optimizers call the aggregated updates (MXNet cannot run them without ``out=``)."""
+        if os.environ.get("MXCASES_VERBOSE"):
+            print(name, flush=True)
         """Record ``op`` on ``inputs`` (ordered ``(name, array)`` pairs) with ``attrs``."""
         assert name not in self.cases, name
         attrs = dict(attrs or {})
@@ -73,8 +78,12 @@ class Recorder:
             arrays = [mx.nd.array(v, dtype=np.asarray(v).dtype) for _, v in inputs]
             for n in grad:
                 arrays[spec["inputs"].index(n)].attach_grad()
+            if out_like:
+                attrs_out = dict(attrs, out=[arrays[spec["inputs"].index(n)] for n in out_like])
+            else:
+                attrs_out = attrs
             with mx.autograd.record():
-                outs = nd_fn(*arrays, **attrs)
+                outs = nd_fn(*arrays, **attrs_out)
             outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
             for i, o in enumerate(outs):
                 data["out:%d" % i] = o.asnumpy()
@@ -99,17 +108,32 @@ class Recorder:
 
     def _symbolic(self, name, spec, data, sym_fn, attrs):
         variables = [mx.sym.var(n) for n in spec["inputs"]]
-        sym = sym_fn(*variables, name="op0", **attrs)
+        try:
+            sym = sym_fn(*variables, name="op0", **attrs)
+            text = sym.tojson()
+        except mx.base.MXNetError as e:  # MXNet cannot even build the graph (multi_sgd_mom_update)
+            spec["symbolic"] = False
+            spec["graph_error"] = str(e).strip().split("\n")[0][:300]
+            return
         with open(os.path.join(self.out, name + "-symbol.json"), "w") as f:
-            f.write(sym.tojson())
+            f.write(text)
         args = {n: mx.nd.array(data["in:" + n], dtype=data["in:" + n].dtype) for n in spec["inputs"]}
         grads = {n: mx.nd.zeros(args[n].shape, dtype=args[n].dtype) for n in spec["grad"]}
         names = sym.list_arguments()
         aux_names = sym.list_auxiliary_states()
-        exe = sym.bind(mx.cpu(), {n: args[n] for n in names}, args_grad=grads or None,
-                       grad_req={n: ("write" if n in grads else "null") for n in names},
-                       aux_states={n: args[n] for n in aux_names})
-        outs = exe.forward(is_train=bool(spec["grad"]))
+        try:
+            exe = sym.bind(mx.cpu(), {n: args[n] for n in names}, args_grad=grads or None,
+                           grad_req={n: ("write" if n in grads else "null") for n in names},
+                           aux_states={n: args[n] for n in aux_names})
+            outs = exe.forward(is_train=bool(spec["grad"]))
+            outs[0].wait_to_read()
+        except mx.base.MXNetError as e:
+            # MXNet's executor cannot run some operators it runs imperatively (the aggregated
+            # optimizer updates fail its shape or type inference): the imperative answers stand
+            lines = [ln for ln in str(e).strip().split("\n") if ln.strip()]
+            message = [ln for ln in lines if ln.startswith("MXNetError:")] or lines[-1:]
+            spec["graph_error"] = message[0].replace("MXNetError: ", "")[:300]
+            return
         for i, o in enumerate(outs):
             data["sym_out:%d" % i] = o.asnumpy()
         if spec["grad"]:

@@ -6,5 +6,6 @@ from .registry import get, exists, list_operators
 from . import (creation, elemwise, reduce, shape, indexing, linalg, nn, conv, norm, loss,  # noqa: F401
                rnn, random, optimizer_ops)
 from . import attention  # noqa: F401,E402  (contrib.div_sqrt_dim, interleaved_matmul_*)
+from . import multi_optimizer  # noqa: F401,E402  (multi_sgd_*, preloaded_*, _multi_adamw/lamb, multi_lars, ...)
 from . import indices  # noqa: F401,E402  (arange_like, index_array, ravel/unravel)
 from . import shapes  # noqa: F401,E402  (shape rules for registered operators)
