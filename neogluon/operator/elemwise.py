@@ -356,7 +356,19 @@ def add_n(*args, num_args):
     return out if len(args) > 1 else out.clone()
 
 
-@register("where", inputs=("condition", "x", "y"))
+def _where_infer_args(attrs, shapes):
+    """MXNet's WhereOpShape backward: ``x``, ``y`` (and a condition of their rank) share one
+    shape, known from any of them, so that ``F.where(cond, F.zeros((0, 8)), state)`` gives
+    the zeros the condition's batch size (GluonTS's DeepAR begin states)."""
+    cond, x, y = shapes
+    ref = x or y or (cond if cond is not None and len(cond) > 1 else None)
+    if ref is None:
+        return shapes
+    same = cond is not None and len(cond) == len(ref)
+    return [tuple(ref) if same else cond, tuple(ref), tuple(ref)]
+
+
+@register("where", inputs=("condition", "x", "y"), infer_args=_where_infer_args)
 def where(condition, x, y):
     """``x`` where ``condition`` is non-zero, else ``y``; a 1-d condition selects rows."""
     if condition.dim() == 1 and x.dim() > 1:
