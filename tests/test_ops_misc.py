@@ -1,6 +1,8 @@
 """Miscellaneous operators against MXNet 1.9.1 (cumsum, arange_like, creation, logical and
 hypot operators, ...): the cases recorded by tools/make_extra_fixtures_misc.py, replayed
 imperatively and through ``bind`` with MXNet's JSON (see tests/opcases.py)."""
+import json
+
 import numpy as np
 
 import neogluon as mx
@@ -25,3 +27,26 @@ def test_square_sum_on_dense_arrays_is_the_sum_of_squares():
 def test_zeros_without_dtype():
     out = mx.nd._internal._zeros_without_dtype(shape=(2, 3))
     assert out.shape == (2, 3) and out.dtype == np.float32 and not out.asnumpy().any()
+
+
+def test_sample_unique_zipfian_draws_unique_log_uniform_classes():
+    """MXNet's stream cannot be reproduced: the samples are checked for uniqueness, range,
+    dtypes and against the log-uniform probabilities of the first classes."""
+    mx.random.seed(7)
+    samples, tries = mx.nd._internal._sample_unique_zipfian(range_max=50, shape=(400, 5))
+    assert samples.dtype == np.int64 and tries.dtype == np.int64 and tries.shape == (400,)
+    s = samples.asnumpy()
+    assert all(len(set(r)) == 5 for r in s) and s.min() >= 0 and s.max() < 50
+    assert (tries.asnumpy() >= 5).all()
+    # a class is in a row's sample with probability 1 - (1 - p)^tries, p = log((k+2)/(k+1))/log(51)
+    p = np.log((np.arange(50) + 2) / (np.arange(50) + 1)) / np.log(51)
+    expected = np.mean([1 - (1 - p) ** t for t in tries.asnumpy()], axis=0)
+    observed = np.array([(s == k).any(axis=1).mean() for k in range(50)])
+    np.testing.assert_allclose(observed[:5], expected[:5], atol=0.08)
+
+
+def test_sample_unique_zipfian_symbol_writes_mxnets_json():
+    sym = mx.sym._internal._sample_unique_zipfian(range_max=100, shape=(2, 5))
+    node = json.loads(sym.tojson())["nodes"][0]
+    assert node["op"] == "_sample_unique_zipfian" and node["attrs"] == {"range_max": "100", "shape": "(2, 5)"}
+    assert len(sym.list_outputs()) == 2

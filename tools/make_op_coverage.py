@@ -68,6 +68,10 @@ OMITTED = [
     ("_sparse_retain", "keeps rows of a row_sparse array; neogluon stores every array dense"),
     ("cast_storage", "converts between storage types; neogluon stores every array dense"),
     ("_sparse_cast_storage", "converts between storage types; neogluon stores every array dense"),
+    ("_contrib_fft", "GPU-only in MXNet 1.9.1 (its CPU build raises 'fft is only available for GPU')"),
+    ("_contrib_ifft", "GPU-only in MXNet 1.9.1 (its CPU build raises 'ifft is only available for GPU')"),
+    ("_contrib_count_sketch", "GPU-only in MXNet 1.9.1 (its CPU build raises 'CountSketch is only available for GPU')"),
+    ("_set_value", "MXNet 0.x's fill of an out= array (arr[:] = v) with no inputs or shape; NDArray assignment does it"),
     ("_contrib_group_adagrad_update", "AdaGrad on row_sparse weights only (MXNet has no dense kernel)"),
 ]
 

@@ -44,6 +44,20 @@ def functions(name):
     return _resolve(mx.nd, mx.sym, name)
 
 
+def raw_invoke(name):
+    """An imperative call of operator ``name`` through MXNet's C API, for operators whose
+    generated function cannot take all inputs positionally (auxiliary states such as
+    IdentityAttachKLSparseReg's ``moving_avg``)."""
+    import ctypes
+    from mxnet._ctypes.ndarray import _imperative_invoke
+    handle = mx.base.OpHandle()
+    mx.base.check_call(mx.base._LIB.NNGetOpHandle(mx.base.c_str(name), ctypes.byref(handle)))
+
+    def call(*arrays, out=None, **attrs):
+        return _imperative_invoke(handle.value, list(arrays), list(attrs), list(attrs.values()), out, False, False)
+    return call
+
+
 def _jsonable(v):
     if isinstance(v, tuple):
         return [_jsonable(x) for x in v]
@@ -61,7 +75,8 @@ class Recorder:
         self.cases = {}
         os.makedirs(self.out, exist_ok=True)
 
-    def case(self, name, op, inputs, attrs=None, grad=(), mutates=(), symbolic=True, heads=None, out_like=()):
+    def case(self, name, op, inputs, attrs=None, grad=(), mutates=(), symbolic=True, heads=None, out_like=(),
+             raw=False):
         """``out_like``: inputs the call writes its outputs to (``out=``), as MXNet's
         optimizers call the aggregated updates (MXNet cannot run them without ``out=``)."""
         if os.environ.get("MXCASES_VERBOSE"):
@@ -74,6 +89,8 @@ class Recorder:
                     grad=list(grad), mutates=list(mutates), symbolic=symbolic)
         data = {"in:" + n: np.asarray(v) for n, v in inputs}
         nd_fn, sym_fn = functions(op)
+        if raw:
+            nd_fn = raw_invoke(op)
         try:
             arrays = [mx.nd.array(v, dtype=np.asarray(v).dtype) for _, v in inputs]
             for n in grad:
@@ -103,13 +120,19 @@ class Recorder:
             self._save(name, spec, data)
             return
         if symbolic:
-            self._symbolic(name, spec, data, sym_fn, attrs)
+            self._symbolic(name, spec, data, sym_fn, attrs, raw)
         self._save(name, spec, data)
 
-    def _symbolic(self, name, spec, data, sym_fn, attrs):
+    def _symbolic(self, name, spec, data, sym_fn, attrs, raw=False):
         variables = [mx.sym.var(n) for n in spec["inputs"]]
         try:
-            sym = sym_fn(*variables, name="op0", **attrs)
+            if raw:  # auxiliary states are not positional inputs: compose by name
+                sym = sym_fn(name="op0", **dict(zip(spec["inputs"], variables)), **attrs)
+            else:
+                try:
+                    sym = sym_fn(*variables, name="op0", **attrs)
+                except TypeError:
+                    sym = sym_fn(name="op0", **dict(zip(spec["inputs"], variables)), **attrs)
             text = sym.tojson()
         except mx.base.MXNetError as e:  # MXNet cannot even build the graph (multi_sgd_mom_update)
             spec["symbolic"] = False
