@@ -52,7 +52,7 @@ def test_statuses_and_reasons():
         else:
             assert note, "%s is not registered and the table gives no reason" % name
             if status == "omitted":
-                assert note != coverage.OPEN, name
+                assert not note.startswith(coverage.OPEN), name
 
 
 def test_registered_names_are_registered_and_have_recorded_cases(recorded):

@@ -132,6 +132,17 @@ case("batchnorm_v1_fix_gamma", "BatchNorm_v1", [("data", U(4, 3)), ("gamma", U(3
                                                 ("moving_mean", U(3)), ("moving_var", U(3, lo=0.5, hi=1.5))],
      grad=["data", "beta"], raw=True)
 
+case("identity_with_attr_like_rhs", "_identity_with_attr_like_rhs", [("lhs", U(2, 3)), ("rhs", U(2, 3))],
+     grad=["lhs", "rhs"])
+
+# ----------------------------------------------------------------------------- Hawkes process log-likelihood
+N, K, T = 3, 2, 4
+HAWKES = [("lda", U(N, K, lo=0.5, hi=2.0)), ("alpha", U(K, lo=0.1, hi=0.6)), ("beta", U(K, lo=0.5, hi=2.0)),
+          ("state", U(N, K, lo=0.0, hi=1.0)), ("lags", U(N, T, lo=0.1, hi=1.5)),
+          ("marks", INT(N, T, hi=K)), ("valid_length", np.array([4, 2, 0], "float32")),
+          ("max_time", np.array([8.0, 5.0, 3.0], "float32"))]
+case("hawkesll", "_contrib_hawkesll", HAWKES, grad=["lda", "alpha", "beta", "state"])
+
 # ----------------------------------------------------------------------------- sparse names of dense operators
 case("sparse_abs", "_sparse_abs", [("data", U(2, 3))], grad=["data"])
 case("sparse_broadcast_plus", "_sparse_broadcast_plus", [("lhs", U(2, 3)), ("rhs", U(1, 3))], grad=["lhs", "rhs"])

@@ -127,6 +127,13 @@ def scatter_set_nd(lhs, rhs, indices, *, shape):
     return out
 
 
-for _name in ("_scatter_plus_scalar", "_scatter_minus_scalar", "_scatter_elemwise_div"):
+@register("_identity_with_attr_like_rhs", inputs=("lhs", "rhs"))
+def identity_with_attr_like_rhs(lhs, rhs):
+    """``lhs`` unchanged (MXNet gives it ``rhs``'s storage type, which is always dense
+    here); ``rhs`` gets no gradient."""
+    return lhs.clone()
+
+
+for _name in ("_identity_with_attr_like_rhs", "_scatter_plus_scalar", "_scatter_minus_scalar", "_scatter_elemwise_div"):
     shape_rule(_name)(lambda attrs, shapes: [tuple(shapes[0])])
 shape_rule("_scatter_set_nd")(lambda attrs, shapes: [tuple(shapes[0])])
