@@ -2,6 +2,7 @@
 hypot operators, ...): the cases recorded by tools/make_extra_fixtures_misc.py, replayed
 imperatively and through ``bind`` with MXNet's JSON (see tests/opcases.py)."""
 import json
+import os
 
 import numpy as np
 
@@ -50,3 +51,21 @@ def test_sample_unique_zipfian_symbol_writes_mxnets_json():
     node = json.loads(sym.tojson())["nodes"][0]
     assert node["op"] == "_sample_unique_zipfian" and node["attrs"] == {"range_max": "100", "shape": "(2, 5)"}
     assert len(sym.list_outputs()) == 2
+
+
+def test_sym_split_v2_writes_mxnets_graphs():
+    """``mx.sym.split_v2`` (GluonTS's TFT) gives MXNet's ``_split_v2`` node: sections or
+    indices from 0, as recorded by tools/make_extra_fixtures_misc.py."""
+    with open(os.path.join(os.path.dirname(__file__), "fixtures", "extra", "misc", "split_v2_symbols.json")) as f:
+        graphs = json.load(f)
+    a = mx.sym.var("a")
+    node = json.loads(mx.sym.split_v2(a, 3, axis=1).tojson())["nodes"][1]
+    expected = json.loads(graphs["sections"])["nodes"][1]
+    assert (node["op"], node["attrs"]) == (expected["op"], expected["attrs"])
+    node = json.loads(mx.sym.split_v2(a, (1, 4), axis=-1, squeeze_axis=True).tojson())["nodes"][1]
+    expected = json.loads(graphs["indices"])["nodes"][1]
+    assert (node["op"], node["attrs"]) == (expected["op"], expected["attrs"])
+    parts = mx.sym.split_v2(a, 3, axis=1)
+    assert len(parts.list_outputs()) == 3
+    outs = parts.eval(a=mx.nd.arange(12).reshape((2, 6)))
+    assert [o.shape for o in outs] == [(2, 2)] * 3

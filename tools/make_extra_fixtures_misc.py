@@ -154,5 +154,19 @@ case("sparse_elemwise_mul", "_sparse_elemwise_mul", [("lhs", U(2, 3)), ("rhs", U
 case("sparse_add_n", "_sparse_add_n", [("a", U(2, 2)), ("b", U(2, 2)), ("c", U(2, 2))], dict(num_args=3),
      grad=["a", "b", "c"])
 
+
+
+def split_v2_symbols():
+    """``mx.sym.split_v2`` is a Python function: record the graphs it writes."""
+    import json
+    import mxnet as mx
+    a = mx.sym.var("a")
+    graphs = {"sections": mx.sym.split_v2(a, 3, axis=1).tojson(),
+              "indices": mx.sym.split_v2(a, (1, 4), axis=-1, squeeze_axis=True).tojson()}
+    with open(os.path.join(R.out, "split_v2_symbols.json"), "w") as f:
+        json.dump(graphs, f, indent=1, sort_keys=True)
+
+
 if __name__ == "__main__":
     R.write()
+    split_v2_symbols()

@@ -19,6 +19,7 @@ rejects the first line of its error (``error``). ``tests/opcases.py`` replays th
 """
 import json
 import os
+import re
 import zlib
 
 import numpy as np
@@ -56,6 +57,12 @@ def raw_invoke(name):
     def call(*arrays, out=None, **attrs):
         return _imperative_invoke(handle.value, list(arrays), list(attrs), list(attrs.values()), out, False, False)
     return call
+
+
+def _message(line):
+    """An MXNet error line without what changes from run to run (time stamps, addresses)."""
+    line = re.sub(r"^\[[0-9:]+\] ", "", line.replace("MXNetError: ", ""))
+    return re.sub(r"0x[0-9a-f]+", "0x...", line)[:300]
 
 
 def _jsonable(v):
@@ -116,7 +123,7 @@ class Recorder:
         except mx.base.MXNetError as e:
             lines = [ln for ln in str(e).strip().split("\n") if ln.strip()]
             message = [ln for ln in lines if ln.startswith("MXNetError:")] or lines[-1:]
-            spec["error"] = message[0].replace("MXNetError: ", "")[:300]
+            spec["error"] = _message(message[0])
             self._save(name, spec, data)
             return
         if symbolic:
@@ -136,7 +143,7 @@ class Recorder:
             text = sym.tojson()
         except mx.base.MXNetError as e:  # MXNet cannot even build the graph (multi_sgd_mom_update)
             spec["symbolic"] = False
-            spec["graph_error"] = str(e).strip().split("\n")[0][:300]
+            spec["graph_error"] = _message(str(e).strip().split("\n")[0])
             return
         with open(os.path.join(self.out, name + "-symbol.json"), "w") as f:
             f.write(text)
@@ -155,7 +162,7 @@ class Recorder:
             # optimizer updates fail its shape or type inference): the imperative answers stand
             lines = [ln for ln in str(e).strip().split("\n") if ln.strip()]
             message = [ln for ln in lines if ln.startswith("MXNetError:")] or lines[-1:]
-            spec["graph_error"] = message[0].replace("MXNetError: ", "")[:300]
+            spec["graph_error"] = _message(message[0])
             return
         for i, o in enumerate(outs):
             data["sym_out:%d" % i] = o.asnumpy()
