@@ -5,7 +5,8 @@ Each case runs twice in neogluon, as it ran in MXNet:
 - imperatively, through the registry (what ``mx.nd.<op>`` calls), with autograd when the
   case has gradients: outputs, gradients and inputs updated in place must match;
 - as a graph: MXNet's ``-symbol.json`` is loaded with ``mx.sym.load_json``, written back
-  (``tojson`` must give MXNet's JSON), bound with ``bind`` and run forward and backward.
+  (``tojson`` must give MXNet's JSON), bound with ``bind`` and run forward and backward;
+- in a hybridized block calling ``F._internal.<op>`` (cases without in-place states).
 
 A test module calls :func:`make_tests` with its area and binds the returned functions to
 module-level names so that pytest collects them.
@@ -54,7 +55,8 @@ def call(spec, inputs):
 
 
 def make_tests(area, tolerance=None):
-    """``(test_imperative, test_graph, test_error)`` parametrized over ``area``'s cases.
+    """``(test_imperative, test_graph, test_hybridized, test_error)`` parametrized over
+    ``area``'s cases.
     ``tolerance``: ``{case: (rtol, atol)}`` for cases whose arithmetic order differs."""
     cases = load_area(area)
     tolerance = tolerance or {}
@@ -111,6 +113,33 @@ def make_tests(area, tolerance=None):
         for n in spec["mutates"]:
             check(args[n], data[sym + "after:" + n], "%s graph: %s after the call" % (name, n), *tol)
 
+    @pytest.mark.parametrize("name", sorted(n for n in ok if cases[n]["symbolic"] and not cases[n]["mutates"]
+                                            and cases[n]["inputs"]))
+    def test_hybridized(name):
+        """The operator called as ``F._internal.<op>`` in a hybridized block: the cached
+        graph must give MXNet's outputs and gradients."""
+        spec, data = load(name)
+        tol = tolerance.get(name, (1e-5, 1e-6))
+        attrs = dict(spec["attrs"])
+        op = registry.get(spec["op"])
+        if op.variadic and op.variadic not in attrs:
+            attrs[op.variadic] = len(spec["inputs"])
+        block = _OpBlock(spec["op"], attrs)
+        block.hybridize()
+        inputs = [_nd(data["in:" + n]) for n in spec["inputs"]]
+        for n in spec["grad"]:
+            inputs[spec["inputs"].index(n)].attach_grad()
+        with mx.autograd.record():
+            outs = block(*inputs)
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        for i, o in enumerate(outs):
+            check(o, data["out:%d" % i], "%s hybridized output %d" % (name, i), *tol)
+        if spec["grad"]:
+            mx.autograd.backward(outs, [_nd(data["head:%d" % i]) for i in range(len(outs))])
+            for n in spec["grad"]:
+                check(inputs[spec["inputs"].index(n)].grad, data["grad:" + n],
+                      "%s hybridized gradient of %s" % (name, n), *tol)
+
     @pytest.mark.parametrize("name", sorted(n for n, c in cases.items() if "error" in c))
     def test_error(name):
         spec, data = load(name)
@@ -120,4 +149,15 @@ def make_tests(area, tolerance=None):
         short = spec["op"].replace("_contrib_", "").lstrip("_")
         assert short in str(info.value), "the message should name the operator: %s" % info.value
 
-    return test_imperative, test_graph, test_error
+    return test_imperative, test_graph, test_hybridized, test_error
+
+
+class _OpBlock(mx.gluon.HybridBlock):
+    """A block calling one operator by its full name on its inputs."""
+
+    def __init__(self, op, attrs):
+        super().__init__()
+        self._op, self._attrs = op, attrs
+
+    def hybrid_forward(self, F, *inputs):  # pylint: disable=arguments-differ
+        return getattr(F._internal, self._op)(*inputs, **self._attrs)

@@ -8,7 +8,7 @@ import numpy as np
 import neogluon as mx
 from opcases import make_tests
 
-test_imperative, test_graph, test_error = make_tests("attention", tolerance={})
+test_imperative, test_graph, test_hybridized, test_error = make_tests("attention", tolerance={})
 
 
 class SelfAttention(mx.gluon.HybridBlock):

@@ -9,7 +9,7 @@ import numpy as np
 import neogluon as mx
 from opcases import make_tests
 
-test_imperative, test_graph, test_error = make_tests("misc")
+test_imperative, test_graph, test_hybridized, test_error = make_tests("misc")
 
 
 def test_square_sum_on_dense_arrays_is_the_sum_of_squares():

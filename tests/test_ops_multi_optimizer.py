@@ -14,7 +14,7 @@ TOL = {n: (2e-3, 1e-3) for n in ("multi_mp_sgd_update", "multi_mp_sgd_update_cli
                                  "multi_mp_sgd_mom_update_clip", "preloaded_multi_mp_sgd_update",
                                  "preloaded_multi_mp_sgd_update_clip", "preloaded_multi_mp_sgd_mom_update",
                                  "preloaded_multi_mp_sgd_mom_update_clip", "multi_mp_adamw", "multi_mp_lamb")}
-test_imperative, test_graph, test_error = make_tests("multi_optimizer", tolerance=TOL)
+test_imperative, test_graph, test_hybridized, test_error = make_tests("multi_optimizer", tolerance=TOL)
 
 
 def test_generated_function_takes_the_weights_positionally_and_writes_out():
