@@ -92,3 +92,19 @@ def test_export_writes_mxnets_graph(tmp_path):
     ours = json.load(open(str(tmp_path / "deepar-symbol.json")))
     theirs = json.load(open(os.path.join(HERE, "deepar-symbol.json")))
     assert ours == theirs
+
+
+PARTIAL = json.load(open(os.path.join(HERE, "partial.json")))
+
+
+@pytest.mark.parametrize("name", ["zeros_x", "rows_cond", "from_x"])
+def test_where_partial_shapes_as_mxnet(name):
+    """``infer_shape_partial`` around ``where``: x, y and the output share their (partial)
+    shape once the condition is known; the condition never gives it (MXNet's WhereOpShape).
+    (MXNet's case ``chain`` also derives a FullyConnected's weight from a (0, 6) input:
+    neogluon's layer rules still need the data's shape known.)"""
+    case = PARTIAL[name]
+    sym = mx.sym.load_json(case["json"])
+    arg, outs, _ = sym.infer_shape_partial(**{k: tuple(v) for k, v in case["shapes"].items()})
+    assert dict(zip(sym.list_arguments(), [list(s) for s in arg])) == case["args"]
+    assert [list(s) for s in outs] == case["outs"]

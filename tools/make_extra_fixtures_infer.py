@@ -78,7 +78,26 @@ def main():
     with open(os.path.join(OUT, "deepar.json"), "w") as f:
         json.dump(dict(shapes=shapes, arg_shapes=dict(zip(sym.list_arguments(), arg)), out_shapes=outs,
                        internal_shapes=dict(zip(internals.list_outputs(), int_shapes))), f, indent=1, sort_keys=True)
-    print("infer: deepar recorded")
+    partial_cases()
+    print("infer: deepar and partial shapes recorded")
+
+
+def partial_cases():
+    """``infer_shape_partial`` of small graphs around ``where`` with unknown dimensions."""
+    c, x, y = mx.sym.var("cond"), mx.sym.var("x"), mx.sym.var("y")
+    graphs = {
+        "zeros_x": (mx.sym.where(c, mx.sym.zeros((0, 8)), y), {"cond": (3, 8)}),
+        "rows_cond": (mx.sym.where(c, x, y), {"cond": (3,), "y": (3, 4)}),
+        "from_x": (mx.sym.where(c, x, y) + 1, {"x": (2, 5)}),
+        "chain": (mx.sym.FullyConnected(mx.sym.where(c, mx.sym.zeros((0, 6)), y), num_hidden=3, name="fc"),
+                  {"cond": (4, 6)}),
+    }
+    out = {}
+    for name, (sym, shapes) in graphs.items():
+        arg, outs, aux = sym.infer_shape_partial(**shapes)
+        out[name] = dict(json=sym.tojson(), shapes=shapes, args=dict(zip(sym.list_arguments(), arg)), outs=outs)
+    with open(os.path.join(OUT, "partial.json"), "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
 
 
 if __name__ == "__main__":

@@ -357,15 +357,15 @@ def add_n(*args, num_args):
 
 
 def _where_infer_args(attrs, shapes):
-    """MXNet's WhereOpShape backward: ``x``, ``y`` (and a condition of their rank) share one
-    shape, known from any of them, so that ``F.where(cond, F.zeros((0, 8)), state)`` gives
-    the zeros the condition's batch size (GluonTS's DeepAR begin states)."""
+    """MXNet's WhereOpShape backward: once the condition's shape is known, ``x`` and ``y``
+    share one shape, known from either of them (the condition never gives it), so that
+    GluonTS DeepAR's ``F.where(cond, F.zeros((0, 8)), state)`` gives the zeros the state's
+    batch size."""
     cond, x, y = shapes
-    ref = x or y or (cond if cond is not None and len(cond) > 1 else None)
-    if ref is None:
+    ref = x or y
+    if cond is None or ref is None:
         return shapes
-    same = cond is not None and len(cond) == len(ref)
-    return [tuple(ref) if same else cond, tuple(ref), tuple(ref)]
+    return [cond, tuple(ref), tuple(ref)]
 
 
 @register("where", inputs=("condition", "x", "y"), infer_args=_where_infer_args)

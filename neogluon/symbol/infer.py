@@ -25,6 +25,11 @@ SAME_SHAPE = {"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_
               "_minimum", "_hypot", "_equal", "_not_equal", "_greater", "_greater_equal", "_lesser",
               "_lesser_equal", "_logical_and", "_logical_or", "_logical_xor", "add_n", "_grad_add"}
 
+# operators whose listed inputs and first output share one shape once the other inputs are
+# known, merged dimension by dimension so that partial (0) dimensions flow both ways:
+# MXNet's WhereOpShape (x, y and the output, once the condition is known)
+UNIFIED = {"where": (1, 2)}
+
 
 def known(shape):
     """True for a shape with no unknown (0) dimension."""
@@ -132,8 +137,22 @@ class _Graph:
             if out and out[od] and inp is not None and inp[idim] == 0:
                 self.shapes[keys[i]] = inp[:idim] + (out[od],) + inp[idim + 1:]
 
+    def _unify(self, node, keys):
+        """Merge the shapes of ``UNIFIED`` inputs and the output (see ``UNIFIED``)."""
+        shared = UNIFIED.get(node.op.name)
+        if shared is None or not all(known(self.shapes.get(k)) for i, k in enumerate(keys) if i not in shared):
+            return
+        entries = [keys[i] for i in shared] + [(id(node), 0)]
+        merged = None
+        for k in entries:
+            merged = _merge(merged, self.shapes.get(k), "Error in operator %s" % node.name)
+        if merged is not None:
+            for k in entries:
+                self.shapes[k] = _merge(self.shapes.get(k), merged, "Error in operator %s" % node.name)
+
     def _backward(self, node, keys):
         op, attrs = node.op, node.parsed
+        self._unify(node, keys)
         names = op.input_names(attrs)
         shapes = [self.shapes.get(k) for k in keys]
         filled = None
