@@ -97,12 +97,11 @@ def test_export_writes_mxnets_graph(tmp_path):
 PARTIAL = json.load(open(os.path.join(HERE, "partial.json")))
 
 
-@pytest.mark.parametrize("name", ["zeros_x", "rows_cond", "from_x"])
+@pytest.mark.parametrize("name", sorted(PARTIAL))
 def test_where_partial_shapes_as_mxnet(name):
     """``infer_shape_partial`` around ``where``: x, y and the output share their (partial)
-    shape once the condition is known; the condition never gives it (MXNet's WhereOpShape).
-    (MXNet's case ``chain`` also derives a FullyConnected's weight from a (0, 6) input:
-    neogluon's layer rules still need the data's shape known.)"""
+    shape once the condition is known; the condition never gives it (MXNet's WhereOpShape);
+    a FullyConnected's parameters follow from the known dimensions of a (0, 6) input."""
     case = PARTIAL[name]
     sym = mx.sym.load_json(case["json"])
     arg, outs, _ = sym.infer_shape_partial(**{k: tuple(v) for k, v in case["shapes"].items()})

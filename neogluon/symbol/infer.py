@@ -158,6 +158,8 @@ class _Graph:
         filled = None
         if op.infer_args is not None and not all(known(s) for s in shapes):
             filled = op.infer_args(attrs, [s if known(s) else None for s in shapes])
+            if shapes and shapes[0] is not None and not known(shapes[0]) and 0 < len(shapes[0]):
+                filled = self._probe_args(op, attrs, shapes, filled)
         elif op.name in SAME_SHAPE and not all(known(s) for s in shapes):
             ref = next((s for s in shapes if known(s)), None)
             filled = [ref] * len(shapes) if ref is not None else None
@@ -170,6 +172,26 @@ class _Graph:
         for i, (k, s) in enumerate(zip(keys, filled)):
             what = "Error in operator %s: input %s" % (node.name, names[i] if i < len(names) else i)
             self.shapes[k] = _merge(self.shapes.get(k), s, what)
+
+    @staticmethod
+    def _probe_args(op, attrs, shapes, filled):
+        """``infer_args`` from partially known data (a (0, 6) input of a FullyConnected), as
+        MXNet derives parameter shapes from the known dimensions: run it with the unknown
+        dimensions set to two different sizes; parameter dimensions equal in both runs are
+        known, the others stay 0."""
+        runs = []
+        for size in (1009, 2003):
+            data = tuple(d or size for d in shapes[0])
+            try:
+                runs.append(op.infer_args(attrs, [data] + [s if known(s) else None for s in shapes[1:]]))
+            except Exception:  # pylint: disable=broad-except
+                return filled
+        out = list(filled) if filled is not None else [None] * len(shapes)
+        for i, (a, b) in enumerate(zip(*runs)):
+            if i == 0 or a is None or b is None or len(a) != len(b) or out[i] is not None and known(out[i]):
+                continue
+            out[i] = tuple(x if x == y else 0 for x, y in zip(a, b))
+        return out
 
     def _fill_dtypes(self, node, keys):
         """Unknown input dtypes take the first known floating input dtype (else float32);
