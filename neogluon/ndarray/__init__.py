@@ -248,3 +248,8 @@ from .serialization import save, load, load_frombuffer  # noqa: E402
 from . import methods as _methods  # noqa: E402,F401  (NDArray.sum(), .relu(), ... )
 
 __all__ = [n for n in dir() if not n.startswith("_")] + ["_internal"]
+
+
+from . import contrib_functions as _contrib_functions  # noqa: E402  (mx.nd.contrib's Python functions)
+contrib.__dict__.update({_n: getattr(_contrib_functions, _n) for _n in _contrib_functions.__all__})
+histogram = _contrib_functions.histogram

@@ -34,7 +34,8 @@ def _source(op, fname, symbolic=False):
     call = "name, attr, %r" % fname if symbolic else "out"
     if op.variadic:
         sig = ["*data"] + ["%s=_Null" % p for p in params] + tail
-        lines.append("    kwargs[%r] = len(data)" % op.variadic)
+        # as MXNet's C API: the count attribute is the number of inputs unless given
+        lines.append("    if %r not in kwargs: kwargs[%r] = len(data)" % (op.variadic, op.variadic))
         inputs = "data"
     else:
         names = op.all_input_names()

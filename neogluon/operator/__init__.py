@@ -9,4 +9,8 @@ from . import detection  # noqa: F401,E402  (boxes, NMS, MultiBox*, Proposal)
 from . import roi  # noqa: F401,E402  (ROIAlign, PSROIPooling)
 from . import spatial  # noqa: F401,E402  (BilinearSampler, GridGenerator, SpatialTransformer, Correlation, Crop)
 from . import deformable  # noqa: F401,E402  (deformable convolutions, DeformablePSROIPooling)
+from . import attention  # noqa: F401,E402  (contrib.div_sqrt_dim, interleaved_matmul_*)
+from . import multi_optimizer  # noqa: F401,E402  (multi_sgd_*, preloaded_*, _multi_adamw/lamb, multi_lars, ...)
+from . import indices, numeric, legacy, grad_transforms, candidate_sampling, point_process  # noqa: F401,E402
+from . import sparse_names  # noqa: F401,E402  (_sparse_* aliases of the dense operators; last)
 from . import shapes  # noqa: F401,E402  (shape rules for registered operators)

@@ -356,7 +356,19 @@ def add_n(*args, num_args):
     return out if len(args) > 1 else out.clone()
 
 
-@register("where", inputs=("condition", "x", "y"))
+def _where_infer_args(attrs, shapes):
+    """MXNet's WhereOpShape backward: once the condition's shape is known, ``x`` and ``y``
+    share one shape, known from either of them (the condition never gives it), so that
+    GluonTS DeepAR's ``F.where(cond, F.zeros((0, 8)), state)`` gives the zeros the state's
+    batch size."""
+    cond, x, y = shapes
+    ref = x or y
+    if cond is None or ref is None:
+        return shapes
+    return [cond, tuple(ref), tuple(ref)]
+
+
+@register("where", inputs=("condition", "x", "y"), infer_args=_where_infer_args)
 def where(condition, x, y):
     """``x`` where ``condition`` is non-zero, else ``y``; a 1-d condition selects rows."""
     if condition.dim() == 1 and x.dim() > 1:

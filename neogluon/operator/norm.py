@@ -158,7 +158,7 @@ def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps, momentum, fix
                        output_mean_var=output_mean_var, axis=axis, is_train=is_train)
 
 
-@register("_contrib_BatchNormWithReLU", **_BATCH_NORM)
+@register("_contrib_BatchNormWithReLU", **dict(_BATCH_NORM, num_outputs=4))  # + MXNet's hidden ReLU mask
 def batch_norm_with_relu(data, gamma, beta, moving_mean, moving_var, *, eps, momentum, fix_gamma,
                          use_global_stats, output_mean_var, axis, cudnn_off, min_calib_range, max_calib_range,
                          is_train):

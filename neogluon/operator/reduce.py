@@ -16,7 +16,7 @@ import math
 import numpy as np
 import torch
 
-from ..base import MXNetError
+from ..base import MXNetError, torch_dtype
 from .elemwise import zero_grad_output
 from .registry import Bool, Dtype, Int, Shape, Str, lowering, register
 
@@ -350,3 +350,19 @@ def argsort(data, *, axis, is_ascend, dtype):
     """Indices that sort the input along ``axis`` (stable), as numbers of ``dtype``."""
     indices = _sort(*_along("argsort", data, axis), is_ascend).indices
     return zero_grad_output(data, indices.to(getattr(torch, dtype)))
+
+
+# ----------------------------------------------------------------------------- cumulative sum
+@register("_np_cumsum", inputs=("a",), aliases=["cumsum"], params=dict(axis=OptionalInt(None), dtype=Dtype(None)))
+def cumsum(a, *, axis, dtype):
+    """MXNet's ``cumsum`` (registered as ``_np_cumsum``, the name its JSON carries): the
+    running sum along ``axis``, of the flattened array when ``axis`` is None. The output
+    has ``dtype`` when given, else the input's (integer sums wrap, uint8 included). As
+    MXNet 1.9.1 does outside its NumPy mode, a negative axis is rejected."""
+    if axis is not None and not 0 <= axis < a.dim():
+        raise MXNetError("Operator cumsum: axis %d out of range for an input of shape %s (MXNet 1.9.1 "
+                         "accepts 0 to %d)" % (axis, tuple(a.shape), a.dim() - 1))
+    x = a.reshape(-1) if axis is None else a
+    out_dtype = torch_dtype(dtype) if dtype is not None else a.dtype
+    out = torch.cumsum(x.to(out_dtype) if x.dtype != out_dtype else x, 0 if axis is None else axis)
+    return out.to(out_dtype)

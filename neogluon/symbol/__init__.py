@@ -82,6 +82,19 @@ def eye(N, M=0, k=0, dtype=None, **kwargs):
     return _internal._eye(N=N, M=M, k=k, dtype=_dtype(dtype), **kwargs)
 
 
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """MXNet's ``mx.sym.split_v2``: ``_split_v2`` into ``sections`` equal parts (an int) or at
+    the given indices (a tuple; the first part starts at 0), with the attributes MXNet writes."""
+    indices, sections = [], 0
+    if isinstance(indices_or_sections, int):
+        sections = indices_or_sections
+    elif isinstance(indices_or_sections, tuple):
+        indices = [0] + list(indices_or_sections)
+    else:
+        raise ValueError("indices_or_sections must either int or tuple of ints")
+    return _internal._split_v2(ary, indices=indices, axis=axis, squeeze_axis=squeeze_axis, sections=sections)
+
+
 def _binary_front(fname, op_sym, op_scalar, fn):
     def front(left, right):
         if isinstance(left, Symbol) and isinstance(right, Symbol):

@@ -25,6 +25,11 @@ SAME_SHAPE = {"elemwise_add", "elemwise_sub", "elemwise_mul", "elemwise_div", "_
               "_minimum", "_hypot", "_equal", "_not_equal", "_greater", "_greater_equal", "_lesser",
               "_lesser_equal", "_logical_and", "_logical_or", "_logical_xor", "add_n", "_grad_add"}
 
+# operators whose listed inputs and first output share one shape once the other inputs are
+# known, merged dimension by dimension so that partial (0) dimensions flow both ways:
+# MXNet's WhereOpShape (x, y and the output, once the condition is known)
+UNIFIED = {"where": (1, 2)}
+
 
 def known(shape):
     """True for a shape with no unknown (0) dimension."""
@@ -157,13 +162,29 @@ class _Graph:
             if out and out[od] and inp is not None and inp[idim] == 0:
                 self.shapes[keys[i]] = inp[:idim] + (out[od],) + inp[idim + 1:]
 
+    def _unify(self, node, keys):
+        """Merge the shapes of ``UNIFIED`` inputs and the output (see ``UNIFIED``)."""
+        shared = UNIFIED.get(node.op.name)
+        if shared is None or not all(known(self.shapes.get(k)) for i, k in enumerate(keys) if i not in shared):
+            return
+        entries = [keys[i] for i in shared] + [(id(node), 0)]
+        merged = None
+        for k in entries:
+            merged = _merge(merged, self.shapes.get(k), "Error in operator %s" % node.name)
+        if merged is not None:
+            for k in entries:
+                self.shapes[k] = _merge(self.shapes.get(k), merged, "Error in operator %s" % node.name)
+
     def _backward(self, node, keys):
         op, attrs = node.op, node.parsed
+        self._unify(node, keys)
         names = op.input_names(attrs)
         shapes = [self.shapes.get(k) for k in keys]
         filled = None
         if op.infer_args is not None and not all(known(s) for s in shapes):
             filled = op.infer_args(attrs, [s if known(s) else None for s in shapes])
+            if shapes and shapes[0] is not None and not known(shapes[0]) and 0 < len(shapes[0]):
+                filled = self._probe_args(op, attrs, shapes, filled)
         elif op.name in SAME_SHAPE and not all(known(s) for s in shapes):
             ref = next((s for s in shapes if known(s)), None)
             filled = [ref] * len(shapes) if ref is not None else None
@@ -176,6 +197,26 @@ class _Graph:
         for i, (k, s) in enumerate(zip(keys, filled)):
             what = "Error in operator %s: input %s" % (node.name, names[i] if i < len(names) else i)
             self.shapes[k] = _merge(self.shapes.get(k), s, what)
+
+    @staticmethod
+    def _probe_args(op, attrs, shapes, filled):
+        """``infer_args`` from partially known data (a (0, 6) input of a FullyConnected), as
+        MXNet derives parameter shapes from the known dimensions: run it with the unknown
+        dimensions set to two different sizes; parameter dimensions equal in both runs are
+        known, the others stay 0."""
+        runs = []
+        for size in (1009, 2003):
+            data = tuple(d or size for d in shapes[0])
+            try:
+                runs.append(op.infer_args(attrs, [data] + [s if known(s) else None for s in shapes[1:]]))
+            except Exception:  # pylint: disable=broad-except
+                return filled
+        out = list(filled) if filled is not None else [None] * len(shapes)
+        for i, (a, b) in enumerate(zip(*runs)):
+            if i == 0 or a is None or b is None or len(a) != len(b) or out[i] is not None and known(out[i]):
+                continue
+            out[i] = tuple(x if x == y else 0 for x, y in zip(a, b))
+        return out
 
     def _fill_dtypes(self, node, keys):
         """Unknown input dtypes take the first known floating input dtype (else float32);
