@@ -22,7 +22,9 @@ def aliased():
 def test_top_level_and_from_imports(aliased):
     import mxnet as mx
     from mxnet import autograd, gluon, nd
-    assert mx is neogluon
+    assert mx.__neogluon__ is neogluon and mx.__name__ == "mxnet"
+    assert mx.__version__ == "1.9.1" and neogluon.__version__ != "1.9.1"  # the API level clients check
+    assert mx.gluon is neogluon.gluon and mx.nd is neogluon.nd
     assert (gluon, nd, autograd) == (neogluon.gluon, neogluon.nd, neogluon.autograd)
     assert mx.nd.ones((2, 3)).shape == (2, 3)
 
@@ -65,10 +67,18 @@ def test_objects_pickle_under_neogluon_names(aliased):
 
 def test_missing_modules_raise_module_not_found(aliased):
     with pytest.raises(ModuleNotFoundError) as err:
-        import mxnet.module  # noqa: F401  pylint: disable=unused-import
-    assert err.value.name == "mxnet.module"
+        import mxnet.no_such_module  # noqa: F401  pylint: disable=unused-import
+    assert err.value.name == "mxnet.no_such_module"
     with pytest.raises(ImportError):
         from mxnet import no_such_thing  # noqa: F401  pylint: disable=unused-import
+
+
+def test_modules_neogluon_lacks_come_from_mxnets_table(aliased):
+    import mxnet.module as mod
+    from mxnet.module import Module
+    assert mod is sys.modules["neogluon.module"]
+    with pytest.raises(neogluon.MXNetError, match="mxnet.module.module.Module is not implemented yet"):
+        Module(None)
 
 
 def test_other_names_are_not_served(aliased):

@@ -4,5 +4,6 @@ Importing this package registers every operator; the modules are grouped by kind
 from . import registry
 from .registry import get, exists, list_operators
 from . import (creation, elemwise, reduce, shape, indexing, linalg, nn, conv, norm, loss,  # noqa: F401
-               rnn, random, optimizer_ops)
+               rnn, random, optimizer_ops, custom)
+from .custom import CustomOp, CustomOpProp, register, get_all_registered_operators  # noqa: F401,E402
 from . import shapes  # noqa: F401,E402  (shape rules for registered operators)
