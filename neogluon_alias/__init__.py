@@ -11,9 +11,10 @@ time something imports ``mxnet``.
 * ``mxnet.x.y`` is the module ``neogluon.x.y`` itself (one module object under two names),
   so ``mxnet.gluon.nn.Dense is neogluon.gluon.nn.Dense``; a module neogluon has no file for
   comes from MXNet's recorded module table (see ``neogluon._names``).
-* Two ways in: :func:`alias_mxnet` (``neogluon run``) puts the finder first, for a script
-  that asked for neogluon; :func:`activate` (the ``.pth`` file of ``neogluon alias
-  install``) puts it last, so a real MXNet installed in the environment always wins.
+* Two ways in: :func:`alias_mxnet` (``neogluon run``) gives ``mxnet`` to neogluon, for a
+  script that asked for neogluon; :func:`activate` (the ``.pth`` file of ``neogluon alias
+  install``) gives it only when no other finder has a real MXNet, so a real MXNet
+  installed in the environment always wins.
 * A known third-party check is adjusted, without touching the package's files: GluonCV
   0.10.5's ``_require_pytorch_version`` raises ``RuntimeError`` when torch >= 2 is
   importable, which stops ``import gluoncv`` although GluonCV would use its MXNet backend.
@@ -105,13 +106,20 @@ def _resolve(real):
 
 
 class MXNetAliasFinder(importlib.abc.MetaPathFinder):
-    """``sys.meta_path`` finder mapping ``mxnet[.x.y]`` to neogluon."""
+    """``sys.meta_path`` finder mapping ``mxnet[.x.y]`` to neogluon. It sits first (the
+    submodules of the ``mxnet`` it made must never be found again in neogluon's directory);
+    with ``defer`` it gives ``mxnet`` itself only when no other finder has a real MXNet."""
+
+    def __init__(self, defer=False):
+        self.defer = defer
 
     def find_spec(self, fullname, path=None, target=None):
         real = _target_name(fullname)
         if real is None:
             return None
         if fullname == ALIAS:
+            if self.defer and find_real_mxnet() is not None:
+                return None
             spec = importlib.machinery.ModuleSpec(ALIAS, _ViewLoader(), is_package=True)
             spec.submodule_search_locations = []
             return spec
@@ -202,10 +210,10 @@ def _add_checks_finder():
 
 
 def activate():
-    """What the ``.pth`` file runs: the finder goes last on ``sys.meta_path``, so ``import
-    mxnet`` gives neogluon only where no real MXNet is installed; idempotent."""
+    """What the ``.pth`` file runs: ``import mxnet`` gives neogluon only where no real
+    MXNet is installed (the finder defers to every other one for ``mxnet``); idempotent."""
     if not is_aliased():
-        sys.meta_path.append(MXNetAliasFinder())
+        sys.meta_path.insert(0, MXNetAliasFinder(defer=True))
     _add_checks_finder()
     return _installed(MXNetAliasFinder)[0]
 
@@ -222,11 +230,10 @@ def alias_mxnet():
         raise ImportError("the real mxnet package (%s) is already imported; call alias_mxnet() before "
                           "anything imports mxnet" % getattr(current, "__file__", "?"))
     finders = _installed(MXNetAliasFinder)
-    if finders and sys.meta_path[0] is not finders[0]:
-        sys.meta_path.remove(finders[0])
-        sys.meta_path.insert(0, finders[0])
-    elif not finders:
+    if not finders:
         sys.meta_path.insert(0, MXNetAliasFinder())
+    else:
+        finders[0].defer = False
     _add_checks_finder()
     return _installed(MXNetAliasFinder)[0]
 
