@@ -46,6 +46,8 @@ KNOWN_PRIVATE = {
     "mxnet.base": ["_as_list", "_LIB", "_Null", "_NullType", "_MXClassPropertyDescriptor"],
     "mxnet.gluon.block": ["_flatten", "_regroup", "_BlockScope"],
     "mxnet.gluon.loss": ["_apply_weighting", "_reshape_like"],
+    "mxnet.gluon.model_zoo.model_store": ["_model_sha1", "_get_repo_url", "_get_repo_file_url", "_url_format"],
+    "mxnet.contrib.amp.amp": ["_amp_initialized", "_amp_loss_scale_initialized", "_loss_scaler"],
     "mxnet.image.image": ["_get_interp_method"],
     "mxnet.gluon.parameter": ["_brief_print_list"],
     "mxnet.gluon.utils": ["_indent", "_brief_print_list", "_get_repo_file_url", "_get_repo_url"],
