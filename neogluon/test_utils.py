@@ -476,14 +476,13 @@ def discard_stderr():
         try:
             stderr_fileno = sys.stderr.fileno()
         except (AttributeError, ValueError, io.UnsupportedOperation):
-            yield  # stderr is not a file here (a captured stream): nothing to redirect
-            return
+            stderr_fileno = 2  # sys.stderr is not a file here (a captured stream): the process's
         old_stderr = os.dup(stderr_fileno)
         try:
             sys.stderr.flush()
             os.dup2(bit_bucket.fileno(), stderr_fileno)
             yield
         finally:
-            sys.stderr.flush()
+            sys.stderr.flush()  # what Python buffered inside the block goes to the bucket too
             os.dup2(old_stderr, stderr_fileno)
             os.close(old_stderr)

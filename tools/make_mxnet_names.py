@@ -70,7 +70,7 @@ def _json_value(value, depth=0):
         return True, value
     if depth > 3:
         return False, None
-    if isinstance(value, (list, tuple)) and len(value) <= 256:
+    if isinstance(value, (list, tuple)) and len(value) <= 4096:
         items = [_json_value(v, depth + 1) for v in value]
         return (True, [v for _, v in items]) if all(ok for ok, _ in items) else (False, None)
     if isinstance(value, dict) and len(value) <= 256 and all(isinstance(k, str) for k in value):

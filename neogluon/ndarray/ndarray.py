@@ -179,8 +179,10 @@ class NDArray:
 
     # ------------------------------------------------------------------ conversions
     def asnumpy(self):
-        """A numpy copy of the contents (blocks until computed)."""
-        return self._t.detach().cpu().numpy().copy()
+        """A numpy copy of the contents (blocks until computed); bfloat16 contents (AMP)
+        come as float32, numpy having no bfloat16."""
+        t = self._t.detach().cpu()
+        return (t.float() if t.dtype == torch.bfloat16 else t).numpy().copy()
 
     def asscalar(self):
         """The value of a one-element array as a numpy scalar (``asnumpy()[0]``; MXNet
