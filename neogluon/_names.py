@@ -197,8 +197,8 @@ def _star_names(module, info):
     """``__all__`` for a module: MXNet's own, or (MXNet has none) every public name, as
     ``from m import *`` gives in MXNet; the module's own exports are kept."""
     own = module.__dict__.get("__all__")
-    if info["all"] is not None:
-        names = list(info["all"])
+    if info["all"] is not None:  # (a few MXNet modules list names they lack: left out)
+        names = [n for n in info["all"] if n in info["names"] or n in module.__dict__]
         extra = own or ()
     else:
         names = sorted(info["names"])
