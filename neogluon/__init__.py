@@ -7,6 +7,8 @@ __version__ = "0.1.0"
 # the MXNet release whose API, operator semantics and file formats neogluon follows
 mxnet_version = "1.9.1"
 
+from . import _names
+_names.activate()  # MXNet's modules and names neogluon lacks, served from its recorded table
 from . import base
 from .base import MXNetError
 from . import context
@@ -46,3 +48,4 @@ from . import image
 __all__ = ["MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus",
            "nd", "ndarray", "autograd", "random", "context", "base", "test_utils", "operator",
            "name", "attribute", "AttrScope", "symbol", "sym", "executor"]
+_names.install_loaded()

@@ -104,3 +104,180 @@ def dtype_name(dtype):
 def np_type(torch_dt):
     """The numpy type object (``np.float32``) that ``NDArray.dtype`` returns, as in MXNet."""
     return _TORCH_TO_NP[torch_dt]
+
+
+# ----------------------------------------------------------------------------- MXNet's helpers
+# what mxnet.base offers beyond the dtype tables: string helpers, the data directory, small
+# class utilities and the ctypes converters that need no C library
+import ctypes as _ctypes  # noqa: E402
+import inspect as _inspect  # noqa: E402
+import os as _os  # noqa: E402
+import platform as _platform  # noqa: E402
+
+long = int
+basestring = str
+mx_uint = _ctypes.c_uint
+mx_int = _ctypes.c_int
+mx_int64 = _ctypes.c_int64
+mx_float = _ctypes.c_float
+mx_float_p = _ctypes.POINTER(mx_float)
+mx_real_t = np.float32
+
+
+def py_str(x):
+    """bytes from a C string -> str (MXNet's ``py_str``)."""
+    return x.decode("utf-8")
+
+
+def c_str(string):
+    """str -> a ``ctypes.c_char_p`` (MXNet's ``c_str``)."""
+    return _ctypes.c_char_p(string.encode("utf-8"))
+
+
+def c_str_array(strings):
+    """A ctypes array of C strings."""
+    arr = (_ctypes.c_char_p * len(strings))()
+    arr[:] = [s.encode("utf-8") for s in strings]
+    return arr
+
+
+def c_array(ctype, values):
+    """A ctypes array of ``ctype`` holding ``values``."""
+    out = (ctype * len(values))()
+    out[:] = values
+    return out
+
+
+def c_array_buf(ctype, buf):
+    """A ctypes array of ``ctype`` sharing the memory of a buffer (``array.array``)."""
+    return (ctype * len(buf)).from_buffer(buf)
+
+
+def ctypes2buffer(cptr, length):
+    """A ``bytearray`` copy of ``length`` bytes at a ctypes ``char`` pointer."""
+    if not isinstance(cptr, _ctypes.POINTER(_ctypes.c_char)):
+        raise TypeError("expected char pointer")
+    res = bytearray(length)
+    rptr = (_ctypes.c_char * length).from_buffer(res)
+    if not _ctypes.memmove(rptr, cptr, length):
+        raise RuntimeError("memmove failed")
+    return res
+
+
+def _as_list(obj):
+    """``obj`` when it is a list or tuple, else ``[obj]``."""
+    return obj if isinstance(obj, (list, tuple)) else [obj]
+
+
+def data_dir_default():
+    """``~/.mxnet`` (``%APPDATA%/mxnet`` on Windows): where MXNet keeps models and data."""
+    if _platform.system() == "Windows":
+        return _os.path.join(_os.environ.get("APPDATA"), "mxnet")
+    return _os.path.join(_os.path.expanduser("~"), ".mxnet")
+
+
+def data_dir():
+    """``$MXNET_HOME``, else :func:`data_dir_default`."""
+    return _os.getenv("MXNET_HOME", data_dir_default())
+
+
+class NotSupportedForSparseNDArray(MXNetError):
+    """Raised when a dense-only function is given a sparse array."""
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = function.__name__
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = "Function {}".format(self.function)
+        if self.alias:
+            msg += " (namely operator \"{}\")".format(self.alias)
+        if self.args:
+            msg += " with arguments ({})".format(", ".join(self.args))
+        return msg + " is not supported for SparseNDArray and only available in NDArray."
+
+
+error_types = {}
+
+
+def register_error(func_name=None, cls=None):
+    """Register an MXNetError subclass under a name (its class name by default), as MXNet's
+    FFI error table does; usable as ``@register_error`` or ``@register_error("Name")``."""
+    if callable(func_name):
+        cls, func_name = func_name, func_name.__name__
+
+    def register(mycls):
+        error_types[func_name or mycls.__name__] = mycls
+        return mycls
+    return register(cls) if cls is not None else register
+
+
+class _MXClassPropertyDescriptor:
+    """A property of a class (``classproperty``), with an optional class-level setter."""
+
+    def __init__(self, fget, fset=None):
+        self.fget = fget
+        self.fset = fset
+
+    def __get__(self, obj, clas=None):
+        if clas is None:
+            clas = type(obj)
+        return self.fget.__get__(obj, clas)()
+
+    def __set__(self, obj, value):
+        if not self.fset:
+            raise MXNetError("cannot use the setter: %s to set attribute" % obj.__name__)
+        if _inspect.isclass(obj):
+            type_, obj = obj, None
+        else:
+            type_ = type(obj)
+        return self.fset.__get__(obj, type_)(value)
+
+    def setter(self, func):
+        if not isinstance(func, (classmethod, staticmethod)):
+            func = classmethod(func)
+        self.fset = func
+        return self
+
+
+def classproperty(func):
+    """Decorator: a read-only property computed from the class."""
+    if not isinstance(func, (classmethod, staticmethod)):
+        func = classmethod(func)
+    return _MXClassPropertyDescriptor(func)
+
+
+def with_metaclass(meta, *bases):
+    """A base class with metaclass ``meta`` (six's recipe, as MXNet uses it)."""
+    class metaclass(type):
+        def __new__(cls, name, this_bases, d):
+            return meta(name, bases, d)
+
+        @classmethod
+        def __prepare__(cls, name, this_bases):
+            return meta.__prepare__(name, bases)
+    return type.__new__(metaclass, "temporary_class", (), {})
+
+
+def add_fileline_to_docstring(module, incursive=True):
+    """MXNet appends the source line to generated docstrings; neogluon's functions are
+    Python with their own source locations, so this leaves docstrings as they are."""
+    return module
+
+
+def build_param_doc(arg_names, arg_types, arg_descs, remove_dup=True):
+    """The numpydoc "Parameters" block MXNet builds for generated operator functions."""
+    param_keys, param_str = set(), []
+    for key, type_info, desc in zip(arg_names, arg_types, arg_descs):
+        if key in param_keys and remove_dup:
+            continue
+        if key == "num_args":
+            continue
+        param_keys.add(key)
+        ret = "%s : %s" % (key, type_info)
+        if desc:
+            ret += "\n    " + desc
+        param_str.append(ret)
+    return "Parameters\n----------\n%s\n" % "\n".join(param_str)

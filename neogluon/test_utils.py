@@ -7,6 +7,8 @@ AssertionError naming the largest violation, its location and the mismatch fract
 import contextlib
 import functools
 import os
+import io
+import sys
 
 import numpy as np
 import numpy.random as rnd
@@ -464,3 +466,23 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None, rto
 
 
 __all__ += ["check_symbolic_forward", "check_symbolic_backward", "check_numeric_gradient"]
+
+
+@contextlib.contextmanager
+def discard_stderr():
+    """Discard what the block writes to the process's stderr (file descriptor 2 included,
+    so output of native code goes too), as MXNet's ``discard_stderr``."""
+    with open(os.devnull, "w") as bit_bucket:
+        try:
+            stderr_fileno = sys.stderr.fileno()
+        except (AttributeError, ValueError, io.UnsupportedOperation):
+            stderr_fileno = 2  # sys.stderr is not a file here (a captured stream): the process's
+        old_stderr = os.dup(stderr_fileno)
+        try:
+            sys.stderr.flush()
+            os.dup2(bit_bucket.fileno(), stderr_fileno)
+            yield
+        finally:
+            sys.stderr.flush()  # what Python buffered inside the block goes to the bucket too
+            os.dup2(old_stderr, stderr_fileno)
+            os.close(old_stderr)

@@ -1,5 +1,6 @@
 """``neogluon.compat.alias_mxnet``: ``import mxnet`` and its submodules resolve to neogluon."""
 import importlib
+import importlib.util
 import pickle
 import sys
 import types
@@ -22,7 +23,9 @@ def aliased():
 def test_top_level_and_from_imports(aliased):
     import mxnet as mx
     from mxnet import autograd, gluon, nd
-    assert mx is neogluon
+    assert mx.__neogluon__ is neogluon and mx.__name__ == "mxnet"
+    assert mx.__version__ == "1.9.1" and neogluon.__version__ != "1.9.1"  # the API level clients check
+    assert mx.gluon is neogluon.gluon and mx.nd is neogluon.nd
     assert (gluon, nd, autograd) == (neogluon.gluon, neogluon.nd, neogluon.autograd)
     assert mx.nd.ones((2, 3)).shape == (2, 3)
 
@@ -65,10 +68,21 @@ def test_objects_pickle_under_neogluon_names(aliased):
 
 def test_missing_modules_raise_module_not_found(aliased):
     with pytest.raises(ModuleNotFoundError) as err:
-        import mxnet.rtc  # noqa: F401  pylint: disable=unused-import
-    assert err.value.name == "mxnet.rtc"
+        import mxnet.no_such_module  # noqa: F401  pylint: disable=unused-import
+    assert err.value.name == "mxnet.no_such_module"
     with pytest.raises(ImportError):
         from mxnet import no_such_thing  # noqa: F401  pylint: disable=unused-import
+
+
+def test_modules_neogluon_lacks_come_from_mxnets_table(aliased):
+    from neogluon import _names
+    served = [m for m in sorted(_names.table()) if importlib.util.find_spec(_names.neogluon_name(m)) is not None
+              and _names.is_stand_in(importlib.import_module(_names.neogluon_name(m)))]
+    if not served:
+        pytest.skip("every module of MXNet's table has a neogluon file")
+    module = importlib.import_module(served[0])
+    assert module is sys.modules["neogluon" + served[0][len("mxnet"):]]
+    assert _names.is_stand_in(module)
 
 
 def test_other_names_are_not_served(aliased):

@@ -5,6 +5,7 @@
     neogluon inspect   the layer table of a ``-symbol.json`` model, optionally its graph
     neogluon bench     the benchmarks in benchmarks/ as one table
     neogluon doctor    versions, threads, GPUs, extras and what 'import mxnet' gives, for bug reports
+    neogluon alias     install | remove | status of 'import mxnet' resolving to neogluon
 
 A user's mistake (a bad argument, a missing or malformed file) is reported as one line on
 stderr with a non-zero exit code, never as a traceback.
@@ -23,6 +24,7 @@ COMMANDS = {
     "inspect": ("inspect_model", "print the layer table of an MXNet -symbol.json model"),
     "bench": ("bench", "run the benchmarks in benchmarks/ and print one table"),
     "doctor": ("doctor", "print the facts a bug report needs (versions, threads, GPUs, extras, 'import mxnet')"),
+    "alias": ("alias", "install, remove or show the hook making 'import mxnet' give neogluon"),
 }
 # what only some commands need (the 'demo' extra), reported as one line when missing
 OPTIONAL_DEPENDENCIES = {"sklearn", "matplotlib", "tqdm", "graphviz"}

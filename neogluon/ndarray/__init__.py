@@ -6,7 +6,10 @@
 import types
 
 import numpy as np
-from numpy.lib.array_utils import normalize_axis_tuple
+try:  # numpy 2
+    from numpy.lib.array_utils import normalize_axis_tuple
+except ImportError:  # numpy 1.23-1.26
+    from numpy.core.numeric import normalize_axis_tuple
 import torch
 import torch.utils.dlpack
 
@@ -36,6 +39,7 @@ _generated = _register.populate(globals(), {"contrib": contrib, "linalg": linalg
 op.__dict__.update(_generated)
 _ndarray_module.GENERATED.update(_generated)
 _internal.__dict__.update(_generated)
+Custom = op.Custom = _internal.Custom = _operator.custom.ndarray_custom(invoke)  # inputs named by the prop
 
 
 # ------------------------------------------------------------------------- creation
@@ -168,7 +172,7 @@ def moveaxis(tensor, source, destination):
     try:
         source = normalize_axis_tuple(source, tensor.ndim)
         destination = normalize_axis_tuple(destination, tensor.ndim)
-    except np.exceptions.AxisError as e:
+    except getattr(np, "exceptions", np).AxisError as e:  # np.AxisError before numpy 1.25
         raise ValueError("moveaxis: %s" % e) from None
     if len(source) != len(destination):
         raise ValueError("`source` and `destination` arguments must have the same number of elements")

@@ -4,7 +4,8 @@ Importing this package registers every operator; the modules are grouped by kind
 from . import registry
 from .registry import get, exists, list_operators
 from . import (creation, elemwise, reduce, shape, indexing, linalg, nn, conv, norm, loss,  # noqa: F401
-               rnn, random, optimizer_ops, image)
+               rnn, random, optimizer_ops, image, custom)
+from .custom import CustomOp, CustomOpProp, register, get_all_registered_operators  # noqa: F401,E402
 from . import detection  # noqa: F401,E402  (boxes, NMS, MultiBox*, Proposal)
 from . import roi  # noqa: F401,E402  (ROIAlign, PSROIPooling)
 from . import spatial  # noqa: F401,E402  (BilinearSampler, GridGenerator, SpatialTransformer, Correlation, Crop)

@@ -24,7 +24,7 @@ import torch
 from ..base import MXNetError, _Null, np_dtype
 
 __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQUIRED",
-           "Operator", "register", "lowering", "shape_rule", "get", "exists", "list_operators", "alias"]
+           "Operator", "register", "register_operator", "lowering", "shape_rule", "get", "exists", "list_operators", "alias"]
 
 
 class _Required:
@@ -386,12 +386,18 @@ def register(name, **schema):
     aliases = schema.pop("aliases", ())
 
     def deco(fn):
-        op = Operator(name, fn, **schema)
-        _add(name, op)
-        for a in aliases:
-            alias(a, op)
+        register_operator(Operator(name, fn, **schema), aliases)
         return fn
     return deco
+
+
+def register_operator(op, aliases=()):
+    """Register an Operator built by the caller (a subclass with its own attribute rules,
+    such as ``Custom``), under its name and ``aliases``."""
+    _add(op.name, op)
+    for a in aliases:
+        alias(a, op)
+    return op
 
 
 def lowering(name):

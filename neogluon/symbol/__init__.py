@@ -43,6 +43,7 @@ def _populate():
 
 
 _populate()
+Custom = op.Custom = _internal.Custom = _operator.custom.symbol_custom(_create)  # inputs named by the prop
 
 
 # ------------------------------------------------------------------------- front functions
