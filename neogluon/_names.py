@@ -177,8 +177,9 @@ def serve(module, name):
     """The object MXNet's table gives for ``module.name`` when the module itself lacks it."""
     modname = module.__name__
     key = (modname, name)
-    if key in _served:
-        return _served[key]
+    served = _served.get(key)
+    if served is not None and not is_stand_in(served):
+        return served
     mxmod = mxnet_name(modname)
     entry = table().get(mxmod, {}).get("names", {}).get(name) if mxmod else None
     if entry is None:
@@ -189,7 +190,31 @@ def serve(module, name):
             if entry[0] == "m":
                 return obj  # modules live in sys.modules; a real one may replace a stand-in
             _served[key] = obj
-    return _served[key]
+        obj = _served[key]
+        if entry[0] in "cf" and is_stand_in(obj):
+            real = _defined_nearby(modname, name)
+            if real is not None:
+                _served[key] = obj = real
+    return obj
+
+
+def _defined_nearby(modname, name):
+    """A real neogluon class or function called ``name`` that neogluon defines in another
+    file of the same package than MXNet did (MXNet's ``image.image.RandomOrderAug`` is
+    ``neogluon.image.augmenters.RandomOrderAug``), or None. Searched from the module's own
+    package outwards, never above ``neogluon.<top-level package>``; only modules already
+    imported are looked at, so a later access finds what a later import defines."""
+    parts = modname.split(".")
+    for depth in range(len(parts) - 1, 1, -1):
+        prefix = ".".join(parts[:depth])
+        for other, module in list(sys.modules.items()):
+            if module is None or not (other == prefix or other.startswith(prefix + ".")):
+                continue
+            obj = getattr(module, "__dict__", {}).get(name)
+            if (isinstance(obj, (type, types.FunctionType)) and not is_stand_in(obj)
+                    and (getattr(obj, "__module__", None) or "").startswith(PACKAGE + ".")):
+                return obj
+    return None
 
 
 # ------------------------------------------------------------------------- modules

@@ -114,3 +114,21 @@ def test_modules_held_as_attributes_import_as_modules():
 def test_a_module_mxnet_has_as_a_package_takes_submodules():
     import neogluon.gluon.contrib.data.sampler as sampler  # neogluon has gluon/contrib/data.py
     assert hasattr(sampler, "IntervalSampler")
+
+
+def test_names_neogluon_defines_in_another_file_resolve_to_the_real_object():
+    """MXNet defines its augmenters in image/image.py and CSVIter in io/io.py; neogluon in
+    image/augmenters.py and io/text_iters.py: MXNet's paths (and star-imports of them, as
+    mx.image's own) give the real classes, never a stand-in."""
+    from neogluon.image import augmenters
+    from neogluon.io import text_iters
+    from neogluon.gluon.rnn import conv_rnn_cell
+    import neogluon.image.image
+    import neogluon.image.detection
+    import neogluon.io.io
+    import neogluon.gluon.contrib.rnn.conv_rnn_cell as contrib_conv
+    assert neogluon.image.image.RandomOrderAug is augmenters.RandomOrderAug
+    assert neogluon.image.detection.RandomOrderAug is augmenters.RandomOrderAug
+    assert neogluon.image.RandomOrderAug is augmenters.RandomOrderAug
+    assert neogluon.io.io.CSVIter is text_iters.CSVIter
+    assert contrib_conv.Conv1DGRUCell is conv_rnn_cell.Conv1DGRUCell
