@@ -13,8 +13,7 @@ import torch.utils.dlpack
 from .. import operator as _operator  # noqa: F401  (registers the operators)
 from ..base import MXNetError, numeric_types, torch_dtype
 from ..context import as_context, current_context
-from .ndarray import NDArray, invoke, apply_op, wrap_outputs
-from . import ndarray as _ndarray_module
+from .ndarray import NDArray, invoke, wrap_outputs
 from . import register as _register
 
 
@@ -32,9 +31,8 @@ _internal = _submodule("_internal", "mx.nd._internal: every registry operator, b
 from . import random  # noqa: E402  (needs invoke)
 
 _generated = _register.populate(globals(), {"contrib": contrib, "linalg": linalg, "image": image,
-                                             "sparse": sparse, "random": random}, invoke)
+                                             "sparse": sparse, "random": random})
 op.__dict__.update(_generated)
-_ndarray_module.GENERATED.update(_generated)
 _internal.__dict__.update(_generated)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from .. import operator as _operator  # noqa: F401  (registers the operators)
 from ..operator import registry as _registry
 from ..ndarray import register as _register
-from .symbol import Symbol, var, Variable, Group, create as _create
+from .symbol import Symbol, var, Variable, Group, compose as _compose
 from .json import load, load_json
 from . import random
 
@@ -33,13 +33,13 @@ _SUBMODULES = {"contrib": contrib, "linalg": linalg, "image": image, "sparse": s
 def _populate():
     """A symbol function for every registered name (and short names in sub-namespaces)."""
     for name, operator in _registry.items():
-        fn = _register.make_function(operator, name, _create, symbolic=True)
+        fn = _register.make_function(operator, name, _compose)
         _internal.__dict__[name] = fn
         op.__dict__[name] = fn
         globals().setdefault(name, fn)
         ns, short = _register.namespace_of(name)
         if ns in _SUBMODULES and short not in _SUBMODULES[ns].__dict__:
-            _SUBMODULES[ns].__dict__[short] = _register.make_function(operator, short, _create, symbolic=True)
+            _SUBMODULES[ns].__dict__[short] = _register.make_function(operator, short, _compose)
 
 
 _populate()

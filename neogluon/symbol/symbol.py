@@ -498,6 +498,14 @@ def _attr_string(key, value):
     return str(value)
 
 
+def compose(name, attr, hint):
+    """The tracing hook a generated ``mx.sym.<op>`` function gives ``Operator.call``: the
+    call becomes a Symbol node (see :func:`create`) named after ``name`` or ``hint``."""
+    def hook(op, inputs, kwargs, out):  # pylint: disable=unused-argument
+        return create(op, inputs, kwargs, name, attr, hint)
+    return hook
+
+
 def create(op, inputs, kwargs, name, attr, hint):
     """Apply ``op`` to symbols: what every generated ``mx.sym.<op>`` function calls.
 
