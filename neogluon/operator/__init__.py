@@ -4,5 +4,5 @@ Importing this package registers every operator; the modules are grouped by kind
 from . import registry
 from .registry import get, exists, list_operators
 from . import (creation, elemwise, reduce, shape, indexing, linalg, nn, conv, norm, loss,  # noqa: F401
-               rnn, random, optimizer_ops)
+               rnn, random, optimizer_ops, activation, dropout)
 from . import shapes  # noqa: F401,E402  (shape rules for registered operators)
