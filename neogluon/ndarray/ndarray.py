@@ -30,13 +30,14 @@ def _arithmetic(op_nd, op_scalar, reflected=False):
     ``Operator.call`` (the scalar operator's cache entry is found by position, as the
     generated ``mx.nd`` functions find theirs)."""
     array_op, scalar_op = registry.get(op_nd), registry.get(op_scalar)
-    entries, rest = scalar_op._entries, (_Null,) * (len(scalar_op.param_names) - 1)  # scalar, then is_int
+    entries = scalar_op._entries
+    assert scalar_op.param_names == ("scalar", "is_int")
 
     def method(self, other):
         if isinstance(other, NDArray):
             return array_op.call((other, self) if reflected else (self, other))
         if isinstance(other, numeric_types):
-            entry = entries.get((_POS, other) + rest) or scalar_op.lookup((other,) + rest)
+            entry = entries.get((_POS, other, _Null)) or scalar_op.lookup((other, _Null))
             return scalar_op.call((self,), None, None, entry)
         raise TypeError("type %s not supported" % str(type(other)))
     method.__name__ = "__%s%s__" % ("r" if reflected else "", op_nd.split("_", 1)[1])

@@ -446,7 +446,7 @@ class Operator:
 
         ``raw`` holds keyword attributes (Python values or JSON strings); ``entry`` a
         cache entry already found (the generated functions' fast path)."""
-        if trace is not None or _ACTIVE.count:
+        if _ACTIVE.count or trace is not None:
             hook = trace or _TRACING.hook
             if hook is not None:
                 return hook(self, inputs, (raw or {}) if entry is None else entry.raw, out)
@@ -460,28 +460,41 @@ class Operator:
                 entry = self._plain or self._plain_entry()
         kernel = entry.kernel or self._mode_kernel(entry)
         n = entry.n
-        ts = None
-        try:
-            if n == 1 and len(inputs) == 1:  # the common arities, without a loop
-                a = inputs[0]._t
+        a = None
+        try:  # the common arities without a loop; any other input list takes the general path
+            if n == 1:
+                x, = inputs
+                a = x._t
                 if a.requires_grad and not _STATE.recording:
                     a = a.detach()
-                ts = (a,)
                 res = kernel(a)
-            elif n == 2 and len(inputs) == 2:
-                a, b = inputs[0]._t, inputs[1]._t
+            elif n == 2:
+                x, y = inputs
+                a, b = x._t, y._t
                 if (a.requires_grad or b.requires_grad) and not _STATE.recording:
                     a, b = a.detach(), b.detach()
-                ts = (a, b)
                 res = kernel(a, b)
-        except Exception as err:  # pylint: disable=broad-except
-            if ts is None:  # an input is not an NDArray: the general path explains it
-                ts = self._tensors(entry, inputs)
-                res = self._run(entry, kernel, ts)
+            elif n == 3:
+                x, y, z = inputs
+                a, b, c = x._t, y._t, z._t
+                if (a.requires_grad or b.requires_grad or c.requires_grad) and not _STATE.recording:
+                    a, b, c = a.detach(), b.detach(), c.detach()
+                res = kernel(a, b, c)
             else:
-                raise self.explain(entry.attrs, ts, err) from None
-        if ts is None:
-            res = self._run(entry, kernel, self._tensors(entry, inputs))
+                return self._general(entry, kernel, inputs, out)
+        except Exception as err:  # pylint: disable=broad-except
+            if a is None:  # an input list the fast path does not take (None, not an NDArray, longer)
+                return self._general(entry, kernel, inputs, out)
+            raise self.explain(entry.attrs, [x._t for x in inputs], err) from None
+        if type(res) is _Tensor and out is None:  # pylint: disable=unidiomatic-typecheck
+            arr = _new(_ARRAY)
+            arr._t = res
+            return arr
+        return _WRAP(res, out)
+
+    def _general(self, entry, kernel, inputs, out):
+        """``call`` for any other input list: optional inputs left out, wrong types explained."""
+        res = self._run(entry, kernel, self._tensors(entry, inputs))
         if out is None and type(res) is _Tensor:  # pylint: disable=unidiomatic-typecheck
             arr = _new(_ARRAY)
             arr._t = res
