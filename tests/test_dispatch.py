@@ -172,3 +172,7 @@ def test_register_keeps_its_keywords_and_takes_a_check_rule():
     assert seen == [((2, 4),)]
     s = mx.sym.var("d")
     assert op.call((s,), {"width": 4}, trace=mx.sym.symbol.compose(None, None, name)).list_arguments() == ["d"]
+    # registered after import: mx.nd and mx.sym still get its generated functions
+    np.testing.assert_array_equal(mx.nd._test_widened(nd.ones((2, 4)), width=2).asnumpy(), np.full((4, 2), 2.0))
+    assert mx.sym._internal._test_widened(s, width=4).list_arguments() == ["d"]
+    assert mx.nd.op._test_widened is mx.nd._test_widened

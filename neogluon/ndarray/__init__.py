@@ -36,6 +36,14 @@ op.__dict__.update(_generated)
 _internal.__dict__.update(_generated)
 
 
+def _late(name, operator):  # pylint: disable=unused-argument
+    """An operator registered after import appears in mx.nd.op and mx.nd._internal too."""
+    op.__dict__[name] = _internal.__dict__[name] = _generated[name]
+
+
+_operator.registry.on_register(_late)
+
+
 # ------------------------------------------------------------------------- creation
 def _ctx_str(ctx):
     return str(as_context(ctx))

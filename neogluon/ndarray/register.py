@@ -80,16 +80,22 @@ def make_function(op, fname, compose=None):
 
 
 def populate(module_dict, submodules):
-    """Put a function for every registered name into a namespace and its sub-namespaces.
+    """Put a function for every registered name into a namespace and its sub-namespaces,
+    now and for operators registered later.
 
     Names already in the namespace (hand-written helpers) are kept. Returns every
-    generated function by its registered name."""
+    generated function by its registered name (the dict grows with later registrations)."""
     made = {}
-    for name, op in registry.items():
+
+    def add(name, op):
         ns, short = namespace_of(name)
         fn = make_function(op, name if name.isidentifier() else "_generated")
         made[name] = fn
         module_dict.setdefault(name, fn)
         if ns is not None and ns in submodules:
             submodules[ns].__dict__.setdefault(short, fn)
+        return fn
+    for name, op in registry.items():
+        add(name, op)
+    registry.on_register(add)
     return made

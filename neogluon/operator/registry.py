@@ -678,10 +678,21 @@ def shape_rule(name):
     return deco
 
 
+_LISTENERS = []  # functions (name, op) told of every registration: mx.nd and mx.sym generate theirs
+
+
+def on_register(listener):
+    """Call ``listener(name, op)`` for every operator name registered from now on (after
+    import, too: an operator registered late still gets its mx.nd and mx.sym functions)."""
+    _LISTENERS.append(listener)
+
+
 def _add(name, op):
     if name in _REGISTRY:
         raise MXNetError("operator %s is registered twice" % name)
     _REGISTRY[name] = op
+    for listener in _LISTENERS:
+        listener(name, op)
 
 
 def alias(name, op):

@@ -30,19 +30,20 @@ _internal = _submodule("_internal", "mx.sym._internal: every registry operator, 
 _SUBMODULES = {"contrib": contrib, "linalg": linalg, "image": image, "sparse": sparse, "random": random}
 
 
-def _populate():
-    """A symbol function for every registered name (and short names in sub-namespaces)."""
-    for name, operator in _registry.items():
-        fn = _register.make_function(operator, name, _compose)
-        _internal.__dict__[name] = fn
-        op.__dict__[name] = fn
-        globals().setdefault(name, fn)
-        ns, short = _register.namespace_of(name)
-        if ns in _SUBMODULES and short not in _SUBMODULES[ns].__dict__:
-            _SUBMODULES[ns].__dict__[short] = _register.make_function(operator, short, _compose)
+def _add(name, operator):
+    """The symbol function of a registered name (and its short name in a sub-namespace)."""
+    fn = _register.make_function(operator, name, _compose)
+    _internal.__dict__[name] = fn
+    op.__dict__[name] = fn
+    globals().setdefault(name, fn)
+    ns, short = _register.namespace_of(name)
+    if ns in _SUBMODULES and short not in _SUBMODULES[ns].__dict__:
+        _SUBMODULES[ns].__dict__[short] = _register.make_function(operator, short, _compose)
 
 
-_populate()
+for _name, _operator in _registry.items():
+    _add(_name, _operator)
+_registry.on_register(_add)  # operators registered later get their function too
 
 
 # ------------------------------------------------------------------------- front functions
