@@ -671,7 +671,7 @@ def check_rule(name):
 def shape_rule(name):
     """Decorator: register a forward shape rule for operator ``name``: ``(attrs, input
     shapes) -> visible output shapes``, used by graph inference instead of running the
-    operator on meta tensors (see ``shapes.py``)."""
+    operator on meta tensors (see ``shape_rules.py``)."""
     def deco(rule):
         get(name).infer_shape_fn = rule
         return rule

@@ -270,15 +270,7 @@ class Symbol:
         from .infer import infer_type
         return infer_type(self, args, kwargs)
 
-    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
-             shared_exec=None):
-        from ..executor import bind
-        return bind(self, ctx, args, args_grad, grad_req, aux_states)
-
-    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
-                    shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
-        from ..executor import simple_bind
-        return simple_bind(self, ctx, grad_req, type_dict, kwargs)
+    # bind and simple_bind are installed by neogluon.executor (which builds on Symbol)
 
     def eval(self, ctx=None, **kwargs):
         """Bind the given arrays, run forward in predict mode and return the outputs."""
