@@ -319,7 +319,7 @@ def tracing(block_name, params):
     for p in params:
         try:
             arrays = p.list_data()
-        except Exception:  # pylint: disable=broad-except
+        except (RuntimeError, MXNetError):  # DeferredInitializationError is an MXNetError
             continue  # not initialised yet: its data() cannot be reached by forward either
         var = p.var()
         for a in arrays:
