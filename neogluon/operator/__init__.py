@@ -5,4 +5,3 @@ from . import registry
 from .registry import get, exists, list_operators
 from . import (creation, elemwise, reduce, shape, indexing, linalg, nn, conv, norm, loss,  # noqa: F401
                rnn, random, optimizer_ops, activation, dropout)
-from . import shape_rules  # noqa: F401,E402  (shape rules for registered operators)

@@ -9,7 +9,7 @@ import torch.nn.functional as F
 
 from ..base import MXNetError, torch_dtype
 from .norm import _fill_params, _norm_axis, _shape
-from .registry import Bool, Dtype, Float, Int, Str, register
+from .registry import Bool, Dtype, Float, Int, Str, register, same_shape, shape_rule
 
 
 # ----------------------------------------------------------------------------- LeakyReLU
@@ -182,3 +182,8 @@ def softmax_activation(data, *, mode):
     if data.dim() > 2:
         return _InstanceSoftmaxFn.apply(data)
     return F.softmax(data, -1)
+
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+for _name in ("LeakyReLU", "softmax", "log_softmax", "softmin"):
+    shape_rule(_name)(same_shape)

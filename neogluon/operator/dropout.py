@@ -4,7 +4,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import Float, Shape, Str, Bool, lowering, register
+from .registry import Bool, Float, Shape, Str, lowering, register, same_shape, shape_rule
 
 
 # ----------------------------------------------------------------------------- Dropout
@@ -36,3 +36,7 @@ def _lower_dropout(*, p, mode, is_train, **_):
     if p == 0 or not (is_train or mode == "always"):
         return lambda data: data
     return None
+
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+shape_rule("Dropout")(same_shape)

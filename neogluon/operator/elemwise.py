@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Bool, Dtype, Float, Int, lowering, register
+from .registry import Bool, Dtype, Float, Int, lowering, register, require, same_shape, shape_rule
 
 # torch's Tensor methods: called unbound on a tensor they dispatch in less Python-binding
 # time than the torch.* functions (relu: ~0.15 us of ~1.5 us), and these are the hot ops
@@ -433,3 +433,28 @@ def amp_multicast(*data, num_outputs, cast_narrow):
     pick = min if cast_narrow else max
     target = pick(floats, key=lambda t: torch.finfo(t).bits)
     return tuple(d.to(target) if d.is_floating_point() else d.clone() for d in data)
+
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+def _broadcast(attrs, shapes):
+    """numpy broadcasting of two shapes."""
+    a, b = shapes
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        require(x == y or x == 1 or y == 1)
+        out.append(y if x == 1 else x)
+    return [tuple(out)]
+
+
+def _equal_shapes(attrs, shapes):
+    require(all(s == shapes[0] for s in shapes))
+    return [shapes[0]]
+
+
+for _name in sorted(_UNARY) + sorted(_SCALAR) + ["clip", "BlockGrad", "_copy", "smooth_l1", "hard_sigmoid"]:
+    shape_rule(_name)(same_shape)
+for _key in _BINARY:
+    shape_rule("broadcast_" + _key)(_broadcast)
+    shape_rule(_ELEMWISE_NAMES[_key][0])(_equal_shapes)

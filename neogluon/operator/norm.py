@@ -11,7 +11,7 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from .elemwise import constant_like
-from .registry import Bool, Float, Int, Str, lowering, register
+from .registry import Bool, Float, Int, Str, lowering, register, same_shape, shape_rule
 
 
 def _shape(t):
@@ -251,3 +251,8 @@ def _lower_batch_norm(*, eps, fix_gamma, use_global_stats, output_mean_var, axis
     def run(data, gamma, beta, moving_mean, moving_var):
         return F.batch_norm(data, moving_mean, moving_var, gamma, beta, False, 0.0, eps)
     return run
+
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+for _name in ("BatchNorm", "_contrib_BatchNormWithReLU", "LayerNorm", "InstanceNorm", "GroupNorm"):
+    shape_rule(_name)(same_shape)

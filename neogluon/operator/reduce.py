@@ -18,7 +18,7 @@ import torch
 
 from ..base import MXNetError
 from .elemwise import zero_grad_output
-from .registry import Bool, Dtype, Int, Shape, Str, lowering, register
+from .registry import Bool, Dtype, Int, Shape, Str, lowering, register, require, shape_rule
 
 _INDEX_DTYPES = ("float16", "float32", "float64", "int32", "int64", "uint8")
 _NORM_DTYPES = ("float16", "float32", "float64", "int32", "int64", "int8")
@@ -350,3 +350,19 @@ def argsort(data, *, axis, is_ascend, dtype):
     """Indices that sort the input along ``axis`` (stable), as numbers of ``dtype``."""
     indices = _sort(*_along("argsort", data, axis), is_ascend).indices
     return zero_grad_output(data, indices.to(getattr(torch, dtype)))
+
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+def _reduction_shape(name):
+    def rule(attrs, shapes):
+        data = shapes[0]
+        axes = reduce_axes(name, data, attrs["axis"], attrs["exclude"])
+        require(axes)
+        if attrs["keepdims"]:
+            return [tuple(1 if i in axes else d for i, d in enumerate(data))]
+        return [tuple(d for i, d in enumerate(data) if i not in axes) or (1,)]
+    return rule
+
+
+for _name in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod"):
+    shape_rule(_name)(_reduction_shape(_name))

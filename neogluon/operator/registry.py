@@ -27,7 +27,7 @@ from ..core import ACTIVE as _ACTIVE, STATE as _STATE, TRACING as _TRACING
 
 __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQUIRED",
            "Operator", "Entry", "register", "lowering", "shape_rule", "check_rule", "get", "exists",
-           "list_operators", "alias", "remember"]
+           "list_operators", "alias", "remember", "NotCovered", "require", "same_shape"]
 
 # the one cache policy of the dispatch path: a cache (an operator's entries, a kernel's
 # plans per input shape) remembers this many keys and then stops adding (a program that
@@ -668,10 +668,29 @@ def check_rule(name):
     return deco
 
 
+class NotCovered(Exception):
+    """Raised by a shape rule for a case it leaves to the meta run (unusual attributes, an
+    error to explain in MXNet's words)."""
+
+
+def require(condition):
+    """In a shape rule: NotCovered unless ``condition`` holds."""
+    if not condition:
+        raise NotCovered()
+
+
+def same_shape(attrs, shapes):
+    """The shape rule of an operator with one output of the data's shape (a norm only
+    without its mean/var outputs)."""
+    require(not attrs.get("output_mean_var"))
+    return [shapes[0]]
+
+
 def shape_rule(name):
     """Decorator: register a forward shape rule for operator ``name``: ``(attrs, input
     shapes) -> visible output shapes``, used by graph inference instead of running the
-    operator on meta tensors (see ``shape_rules.py``)."""
+    operator on meta tensors; a rule lives beside its operator and raises NotCovered (``require``)
+    for a case it leaves to the meta run."""
     def deco(rule):
         get(name).infer_shape_fn = rule
         return rule

@@ -1,6 +1,6 @@
 """Shape and dtype inference for symbols (``infer_shape``, ``infer_shape_partial``, ``infer_type``).
 
-Forward inference applies the operator's shape rule (``operator/shape_rules.py``) when it has
+Forward inference applies the operator's shape rule (``@shape_rule``, beside the operator) when it has
 one and the case is covered, else runs its registry implementation on torch ``meta``
 tensors (shapes and dtypes, no data).
 Backward inference fills argument shapes from data shapes through each operator's
