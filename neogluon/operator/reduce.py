@@ -18,7 +18,7 @@ import torch
 
 from ..base import MXNetError
 from .elemwise import zero_grad_output
-from .registry import Bool, Dtype, Int, Shape, Str, lowering, register, require, shape_rule
+from .registry import Bool, Dtype, Int, Shape, Str, lowering, register, remember, require, shape_rule
 
 _INDEX_DTYPES = ("float16", "float32", "float64", "int32", "int64", "uint8")
 _NORM_DTYPES = ("float16", "float32", "float64", "int32", "int64", "int8")
@@ -212,7 +212,7 @@ def _register_reduction(name, kernel, doc, aliases=()):
         def run(data):
             plan = plans.get(data.ndim)
             if plan is None:
-                plan = plans[data.ndim] = _reduction_plan(name, data.shape, axis, exclude, keepdims)
+                plan = remember(plans, data.ndim, _reduction_plan(name, data.shape, axis, exclude, keepdims))
             return _reduce(kernel, data, plan, keepdims)
         return run
 

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import REQUIRED, Bool, Float, Int, Shape, Str, lowering, register, require, shape_rule
+from .registry import REQUIRED, Bool, Float, Int, Shape, Str, lowering, register, remember, require, shape_rule
 
 __all__ = ["IntOrNone", "norm_axis", "op_error", "infer_reshape"]
 
@@ -170,9 +170,8 @@ def _lower_reshape(*, shape, reverse, target_shape, keep_highest):
     def run(data):
         out = plans.get(data.shape)
         if out is None:
-            out = infer_reshape(data.shape, shape, reverse, target_shape, keep_highest)
-            if len(plans) < 64:
-                plans[data.shape] = out
+            out = remember(plans, data.shape, infer_reshape(data.shape, shape, reverse, target_shape,
+                                                            keep_highest))
         return torch.reshape(data, out)  # the function: ~0.7 us faster than the method with a tuple
     return run
 
