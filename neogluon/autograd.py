@@ -5,9 +5,12 @@ arrays with gradients attached. A variable (``attach_grad`` / ``mark_variables``
 torch leaf tensor with a post-accumulate hook: each ``backward`` hands the leaf's
 gradient to the variable's ``.grad`` buffer according to its ``grad_req`` ('write'
 overwrites, 'add' accumulates, 'null' records nothing), and only variables the graph
-reaches are touched, as in MXNet. The buffer keeps its memory: torch's gradient is
-copied (or, for 'add', added) into it, so views and DLPack/numpy exports of ``.grad``
-see every new gradient, as MXNet's in-place gradient arrays do. ``backward`` without ``retain_graph`` frees the
+reaches are touched, as in MXNet. A buffer neogluon made itself (``attach_grad``, Gluon's
+Parameters: a :class:`GradBuffer`) takes over the gradient tensor torch computed, as
+torch's own ``.grad`` does, until a view or an export of it is taken (indexing,
+``reshape``, ``detach``, DLPack): from then on, and for buffers given to
+``mark_variables``, gradients are copied into the buffer's memory, so the views see every
+new gradient, as MXNet's in-place gradient arrays do. ``backward`` without ``retain_graph`` frees the
 graph: backward through the same heads again raises MXNetError. The training flag
 (``is_training``) is separate from recording and selects the behaviour of Dropout and
 BatchNorm.
@@ -109,7 +112,7 @@ def mark_variables(variables, gradients, grad_reqs="write"):
         raise MXNetError("mark_variables: %d variables, %d gradients and %d grad_reqs must match"
                          % (len(variables), len(gradients), len(grad_reqs)))
     for var, g, req in zip(variables, gradients, grad_reqs):
-        _mark(var, g, req)
+        _mark(var, g, req, False)
 
 
 def attach_grads(variables, grad_req="write"):
@@ -117,42 +120,79 @@ def attach_grads(variables, grad_req="write"):
     and Gluon's Parameters); returns the buffers."""
     if grad_req not in GRAD_REQS:
         raise MXNetError("grad_req must be one of %s, got %r" % (", ".join(map(repr, GRAD_REQS)), grad_req))
-    buffers = [NDArray(torch.zeros_like(v._t.detach())) for v in variables]
+    buffers = [GradBuffer(torch.zeros_like(v._t.detach())) for v in variables]
     for var, g in zip(variables, buffers):
-        _mark(var, g, grad_req)
+        _mark(var, g, grad_req, True)
     return buffers
 
 
-def _mark(var, grad_buf, grad_req):
+def _mark(var, grad_buf, grad_req, own_buffer):
     """Make ``var`` a fresh leaf (same storage) whose gradients go to ``grad_buf``."""
     if grad_req not in GRAD_REQS:
         raise MXNetError("grad_req must be one of %s, got %r" % (", ".join(map(repr, GRAD_REQS)), grad_req))
     t = var._t.detach()
     if grad_req != "null" and t.is_floating_point():
         t.requires_grad_(True)
-        t.register_post_accumulate_grad_hook(_grad_hook(weakref.ref(var)))
+        t.register_post_accumulate_grad_hook(_grad_hook(weakref.ref(var), own_buffer))
     var._t = t
     var._grad = None if grad_req == "null" else grad_buf
     var._grad_req = grad_req
     var._fresh_grad = False  # set when backward writes .grad; Trainer clears it
 
 
-def _grad_hook(var_ref):
-    """Called by torch once a backward pass has summed a leaf's gradient into ``leaf.grad``:
-    the variable's buffer takes it ('write' copies, 'add' adds) and ``leaf.grad`` is
-    cleared, so the next pass gives torch's gradient tensor without accumulating."""
+def _grad_hook(var_ref, own_buffer):
+    """Called by torch once a backward pass has summed a leaf's gradient into ``leaf.grad``
+    (a tensor torch made for this leaf alone): 'add' adds it to the buffer; 'write' hands
+    it to a buffer of ours that nothing views (no copy), else copies it in. ``leaf.grad``
+    is cleared, so the next pass gives a new tensor again."""
     def deliver(leaf):
         g, leaf.grad = leaf.grad, None
         var = var_ref()
         if var is None or var._t is not leaf or var._grad is None:
             return
-        with torch.no_grad():
-            if var._grad_req == "add":
-                var._grad._t.add_(g)
-            else:
-                var._grad._t.copy_(g)
+        buf = var._grad
+        if var._grad_req == "add":
+            with torch.no_grad():
+                buf._t.add_(g)
+        elif own_buffer and not buf._viewed:
+            buf._t = g
+        else:
+            with torch.no_grad():
+                buf._t.copy_(g)
         var._fresh_grad = True  # Trainer.step's stale-gradient check reads it
     return deliver
+
+
+def _viewing(method):
+    def viewed(self, *args, **kwargs):
+        self._viewed = True
+        return method(self, *args, **kwargs)
+    viewed.__name__, viewed.__doc__ = method.__name__, method.__doc__
+    return viewed
+
+
+class GradBuffer(NDArray):
+    """The ``.grad`` array of ``attach_grad`` and of Gluon's Parameters: an NDArray that
+    remembers whether a view or an export of its memory was taken through its own methods
+    (indexing, ``reshape``, ``detach``, DLPack). Until then a backward may give it torch's
+    gradient tensor instead of copying into it (the ownership test is ours, not torch's:
+    a view made by an ``mx.nd`` function of the buffer, such as ``nd.transpose(x.grad)``,
+    is not seen, and keeps the gradient it was taken from)."""
+    __slots__ = ("_viewed",)
+
+    def __init__(self, tensor):  # pylint: disable=super-init-not-called
+        self._t = tensor
+        self._viewed = False
+
+    __getitem__ = _viewing(NDArray.__getitem__)
+    reshape = _viewing(NDArray.reshape)
+    detach = _viewing(NDArray.detach)
+    __dlpack__ = _viewing(NDArray.__dlpack__)
+    to_dlpack_for_read = _viewing(NDArray.to_dlpack_for_read)
+    to_dlpack_for_write = _viewing(NDArray.to_dlpack_for_write)
+
+
+GradBuffer.__name__ = GradBuffer.__qualname__ = "NDArray"  # it prints, pickles and compares as one
 
 
 # ----------------------------------------------------------------------------- backward

@@ -176,3 +176,18 @@ def test_register_keeps_its_keywords_and_takes_a_check_rule():
     np.testing.assert_array_equal(mx.nd._test_widened(nd.ones((2, 4)), width=2).asnumpy(), np.full((4, 2), 2.0))
     assert mx.sym._internal._test_widened(s, width=4).list_arguments() == ["d"]
     assert mx.nd.op._test_widened is mx.nd._test_widened
+
+
+def test_gradient_buffer_views_see_later_gradients():
+    """``.grad`` takes torch's gradient tensor until a view of it is taken; a reshape view
+    or a detached array taken before a backward sees the next gradient."""
+    x = nd.ones((4, 6))
+    x.attach_grad()
+    assert repr(x.grad).endswith("<NDArray 4x6 @cpu(0)>") and isinstance(x.grad, nd.NDArray)
+    flat, detached = x.grad.reshape((-1,)), x.grad.detach()
+    for scale in (2.0, 3.0):
+        with mx.autograd.record():
+            y = (x * scale).sum()
+        y.backward()
+        np.testing.assert_array_equal(flat.asnumpy(), np.full(24, scale))
+        np.testing.assert_array_equal(detached.asnumpy(), np.full((4, 6), scale))

@@ -197,16 +197,37 @@ def test_write_gradient_keeps_the_buffer_and_its_views():
     np.testing.assert_array_equal(x.grad.asnumpy(), np.full((100, 100), 7.0, np.float32))
 
 
+def test_write_gradient_is_handed_over_when_nothing_shares_the_buffer():
+    """With no view or export of ``.grad`` alive, backward gives the buffer the tensor torch
+    computed (no copy); a DLPack export of the buffer makes it copy into the old memory."""
+    x = mx.nd.ones((10, 10))
+    x.attach_grad()
+    grad = x.grad
+    for _ in range(3):  # every backward, not only the first: nothing keeps the last one's memory
+        before = grad._t
+        with mx.autograd.record():
+            y = (x * 2.0).sum()
+        y.backward()
+        assert x.grad is grad and grad._t is not before
+    np.testing.assert_array_equal(grad.asnumpy(), np.full((10, 10), 2.0, np.float32))
+    exported = np.from_dlpack(grad)  # shares the buffer's memory
+    held = grad._t
+    with mx.autograd.record():
+        y = (x * 5.0).sum()
+    y.backward()
+    assert grad._t is held
+    np.testing.assert_array_equal(exported, np.full((10, 10), 5.0, np.float32))
+
+
 def test_write_gradient_keeps_the_buffer_memory_and_exports_see_it():
-    """Every backward writes into the same memory (no private torch API decides whether
-    the buffer could be handed over): the tensor stays, and a DLPack export of ``.grad``
-    sees each new gradient."""
+    """Once ``.grad`` is exported, every backward writes into the same memory: the tensor
+    stays, and the DLPack export sees each new gradient."""
     x = mx.nd.ones((10, 10))
     x.attach_grad()
     grad = x.grad
     held = grad._t
     exported = np.from_dlpack(grad)  # shares the buffer's memory
-    for scale in (2.0, 5.0):
+    for scale in (2.0, 5.0, 3.0):
         with mx.autograd.record():
             y = (x * scale).sum()
         y.backward()
