@@ -8,6 +8,8 @@ is the key), so ``x[key]`` runs through ``Operator.call`` like any other operato
 recorded by autograd and traced in a hybridized ``forward`` (where basic keys become
 ``slice`` and ``squeeze`` nodes). Writes go into the array in place.
 """
+import operator
+
 import numpy as np
 import torch
 
@@ -143,7 +145,7 @@ def _lower_getitem(*, key):
     """The kernel for one key: ``x[a:b]`` and ``x[i]`` take a view straight away."""
     cls = key.__class__
     if cls is slice and (key.step is None or key.step > 0):
-        return lambda data: data[key] if data.dim() else getitem(data, key)
+        return operator.itemgetter(key)  # a view (torch's IndexError for a 0-d array)
     if cls in _INT_KEYS:
         def element(data):
             if data.dim() > 1 and -data.shape[0] <= key < data.shape[0]:
