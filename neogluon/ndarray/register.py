@@ -67,9 +67,16 @@ def _lookup(params, inputs):
             "            return _op.call(%s, None, out, entry)" % inputs]
 
 
-def make_function(op, fname, compose=None):
+def make_function(op, fname, invoke=None, symbolic=False, *, compose=None):
     """The Python function ``mx.nd.<fname>`` for ``op``; with ``compose`` (a factory
-    ``(name, attr, hint) -> tracing hook``), the function ``mx.sym.<fname>``."""
+    ``(name, attr, hint) -> tracing hook``), the function ``mx.sym.<fname>``.
+
+    The earlier form ``make_function(op, fname, invoke)`` / ``(op, fname, create,
+    symbolic=True)`` still works: ``invoke`` is not needed (``Operator.call`` runs the
+    operator) and ``create`` becomes the composer."""
+    if symbolic and compose is None:
+        def compose(name, attr, hint, create=invoke):  # pylint: disable=function-redefined
+            return lambda o, inputs, kwargs, out: create(o, inputs, kwargs, name, attr, hint)
     src = _source(op, fname, compose is not None)
     scope = {"_Null": _Null, "_op": op, "_entries": op._entries, "_POS": registry._POSITIONAL,
              "_compose": compose}
@@ -79,7 +86,7 @@ def make_function(op, fname, compose=None):
     return fn
 
 
-def populate(module_dict, submodules):
+def populate(module_dict, submodules, invoke=None):  # pylint: disable=unused-argument
     """Put a function for every registered name into a namespace and its sub-namespaces,
     now and for operators registered later.
 

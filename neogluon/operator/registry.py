@@ -306,10 +306,9 @@ class Operator:
         """Parse keyword attributes (Python values or JSON strings) into a full dict.
 
         Unknown names, missing required ones and unreadable values raise MXNetError as
-        MXNet does, naming the operator and listing its arguments."""
-        return self.entry(kwargs).attrs
-
-    def _parse(self, kwargs):
+        MXNet does, naming the operator and listing its arguments. Not cached: callers use
+        :meth:`entry`, which calls this for attributes it has not seen (an Operator
+        subclass with free-form attributes, such as ``Custom``, overrides this)."""
         attrs = dict(self._defaults)
         for k, v in kwargs.items():
             if v is _Null:
@@ -364,7 +363,7 @@ class Operator:
 
     def new_entry(self, raw):
         """A new :class:`Entry` for raw attributes, not cached."""
-        attrs = self._parse(raw)
+        attrs = self.parse_attrs(raw)
         return Entry(raw, attrs, len(self.input_names(attrs)))
 
     def _plain_entry(self):

@@ -32,13 +32,13 @@ _SUBMODULES = {"contrib": contrib, "linalg": linalg, "image": image, "sparse": s
 
 def _add(name, operator):
     """The symbol function of a registered name (and its short name in a sub-namespace)."""
-    fn = _register.make_function(operator, name, _compose)
+    fn = _register.make_function(operator, name, compose=_compose)
     _internal.__dict__[name] = fn
     op.__dict__[name] = fn
     globals().setdefault(name, fn)
     ns, short = _register.namespace_of(name)
     if ns in _SUBMODULES and short not in _SUBMODULES[ns].__dict__:
-        _SUBMODULES[ns].__dict__[short] = _register.make_function(operator, short, _compose)
+        _SUBMODULES[ns].__dict__[short] = _register.make_function(operator, short, compose=_compose)
 
 
 for _name, _operator in _registry.items():

@@ -53,7 +53,7 @@ class Node:
     def parsed(self):
         """The operator's attributes parsed by the registry (computed once)."""
         if self._parsed is None:
-            self._parsed = self.op.parse_attrs(self.attrs)
+            self._parsed = self.op.entry(self.attrs).attrs
         return self._parsed
 
     def set_attr(self, key, value):
@@ -507,7 +507,7 @@ def create(op, inputs, kwargs, name, attr, hint):
     sym_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
     strings = _dunder(_attribute.current().get(attr))
     strings.update((k, _attr_string(k, v)) for k, v in kwargs.items() if k not in sym_kwargs)
-    parsed = op.parse_attrs(strings)
+    parsed = op.entry(strings).attrs
     node = Node(op, _name.current().get(name, hint.lower()), strings)
     node._parsed = parsed
     if op.variadic:
