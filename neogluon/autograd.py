@@ -5,19 +5,23 @@ arrays with gradients attached. A variable (``attach_grad`` / ``mark_variables``
 torch leaf tensor with a post-accumulate hook: each ``backward`` hands the leaf's
 gradient to the variable's ``.grad`` buffer according to its ``grad_req`` ('write'
 overwrites, 'add' accumulates, 'null' records nothing), and only variables the graph
-reaches are touched, as in MXNet. A buffer neogluon made itself (``attach_grad``,
-Gluon's Parameters: see ``attach_grads``) takes over the gradient torch computed instead
-of copying it, as torch's own ``.grad`` does. ``backward`` without ``retain_graph`` frees the
+reaches are touched, as in MXNet. A buffer neogluon made itself (``attach_grad``, Gluon's
+Parameters: a :class:`GradBuffer`) takes over the gradient tensor torch computed, as
+torch's own ``.grad`` does, until a view or an export of it is taken (indexing,
+``reshape``, ``detach``, DLPack): from then on, and for buffers given to
+``mark_variables``, gradients are copied into the buffer's memory, so the views see every
+new gradient, as MXNet's in-place gradient arrays do. ``backward`` without ``retain_graph`` frees the
 graph: backward through the same heads again raises MXNetError. The training flag
 (``is_training``) is separate from recording and selects the behaviour of Dropout and
 BatchNorm.
 """
-import threading
 import weakref
 
 import torch
 
 from .base import MXNetError
+from .core import STATE, check_assign  # noqa: F401  (the state lives in the bottom layer)
+from .ndarray.ndarray import NDArray
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "attach_grads", "backward", "grad", "Function",
@@ -29,18 +33,6 @@ _NOT_IN_GRAPH = ("Cannot differentiate node because it is not in a computational
                  "is_recording to true or use autograd.record() to save computational graphs for backward. "
                  "If you want to differentiate the same graph twice, you need to pass retain_graph=True to "
                  "backward.")
-_ASSIGN_IN_GRAPH = ("Assigning to NDArrays that are already in a computational graph will cause undefined "
-                    "behavior when evaluating gradients. Please call backward first to clear the graph or do "
-                    "this out of a record section.")
-_INPLACE_RECORDED = "Inplace operations (+=, -=, x[:]=, etc) are not supported when recording with autograd."
-
-
-class _State(threading.local):
-    recording = False
-    training = False
-
-
-STATE = _State()
 
 
 def is_recording():
@@ -125,18 +117,10 @@ def mark_variables(variables, gradients, grad_reqs="write"):
 
 def attach_grads(variables, grad_req="write"):
     """Give each array a new zero gradient buffer and mark it a variable (``attach_grad``
-    and Gluon's Parameters); returns the buffers.
-
-    Unlike the buffers a user passes to ``mark_variables``, these belong to neogluon, so
-    with 'write' a backward may hand the gradient torch computed to the buffer instead of
-    copying it (one memory pass less per parameter): the ``.grad`` array keeps its
-    identity and takes the new tensor, when nothing else (a view, a numpy or DLPack
-    export) shares the old one's memory; otherwise the gradient is copied in, as MXNet
-    writes into its gradient arrays."""
+    and Gluon's Parameters); returns the buffers."""
     if grad_req not in GRAD_REQS:
         raise MXNetError("grad_req must be one of %s, got %r" % (", ".join(map(repr, GRAD_REQS)), grad_req))
-    from .ndarray.ndarray import NDArray
-    buffers = [NDArray(torch.zeros_like(v._t.detach())) for v in variables]
+    buffers = [GradBuffer(torch.zeros_like(v._t.detach())) for v in variables]
     for var, g in zip(variables, buffers):
         _mark(var, g, grad_req, True)
     return buffers
@@ -158,7 +142,9 @@ def _mark(var, grad_buf, grad_req, own_buffer):
 
 def _grad_hook(var_ref, own_buffer):
     """Called by torch once a backward pass has summed a leaf's gradient into ``leaf.grad``
-    (a tensor torch made for this leaf alone, so a buffer of ours may take it over)."""
+    (a tensor torch made for this leaf alone): 'add' adds it to the buffer; 'write' hands
+    it to a buffer of ours that nothing views (no copy), else copies it in. ``leaf.grad``
+    is cleared, so the next pass gives a new tensor again."""
     def deliver(leaf):
         g, leaf.grad = leaf.grad, None
         var = var_ref()
@@ -168,7 +154,7 @@ def _grad_hook(var_ref, own_buffer):
         if var._grad_req == "add":
             with torch.no_grad():
                 buf._t.add_(g)
-        elif own_buffer and _unshared(buf._t):
+        elif own_buffer and not buf._viewed:
             buf._t = g
         else:
             with torch.no_grad():
@@ -177,34 +163,36 @@ def _grad_hook(var_ref, own_buffer):
     return deliver
 
 
-def _unshared_check():
-    """A test that no other tensor or export shares a tensor's memory (torch's storage
-    reference count, calibrated on a probe), or, where this torch cannot tell, a test that
-    always says no (gradients are then copied)."""
-    use_count = getattr(torch._C, "_storage_Use_Count", None)
-    if use_count is None:
-        return lambda t: False
-
-    def refs(t):
-        return use_count(t.untyped_storage()._cdata)
-    probe = torch.zeros(2)
-    alone = refs(probe)
-    view = probe[1:]  # pylint: disable=unused-variable
-    if refs(probe) != alone + 1:
-        return lambda t: False
-    return lambda t: refs(t) == alone
+def _viewing(method):
+    def viewed(self, *args, **kwargs):
+        self._viewed = True
+        return method(self, *args, **kwargs)
+    viewed.__name__, viewed.__doc__ = method.__name__, method.__doc__
+    return viewed
 
 
-_unshared = _unshared_check()
+class GradBuffer(NDArray):
+    """The ``.grad`` array of ``attach_grad`` and of Gluon's Parameters: an NDArray that
+    remembers whether a view or an export of its memory was taken through its own methods
+    (indexing, ``reshape``, ``detach``, DLPack). Until then a backward may give it torch's
+    gradient tensor instead of copying into it (the ownership test is ours, not torch's:
+    a view made by an ``mx.nd`` function of the buffer, such as ``nd.transpose(x.grad)``,
+    is not seen, and keeps the gradient it was taken from)."""
+    __slots__ = ("_viewed",)
+
+    def __init__(self, tensor):  # pylint: disable=super-init-not-called
+        self._t = tensor
+        self._viewed = False
+
+    __getitem__ = _viewing(NDArray.__getitem__)
+    reshape = _viewing(NDArray.reshape)
+    detach = _viewing(NDArray.detach)
+    __dlpack__ = _viewing(NDArray.__dlpack__)
+    to_dlpack_for_read = _viewing(NDArray.to_dlpack_for_read)
+    to_dlpack_for_write = _viewing(NDArray.to_dlpack_for_write)
 
 
-def check_assign(target, value=None):
-    """While recording, MXNet refuses to write into an array that is part of a graph
-    (a variable or a recorded result), or to write a recorded value in place."""
-    if target.requires_grad:
-        raise MXNetError(_ASSIGN_IN_GRAPH)
-    if value is not None and value.requires_grad:
-        raise MXNetError(_INPLACE_RECORDED)
+GradBuffer.__name__ = GradBuffer.__qualname__ = "NDArray"  # it prints, pickles and compares as one
 
 
 # ----------------------------------------------------------------------------- backward
@@ -254,7 +242,6 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
     """Gradients of ``heads`` with respect to ``variables``, returned as a list of new
     arrays (``.grad`` buffers are untouched). With ``create_graph=True`` the gradients
     are themselves recorded, for higher-order gradients."""
-    from .ndarray.ndarray import NDArray
     variables = _as_list(variables)
     if not variables:
         raise MXNetError("autograd.grad: variables cannot be an empty list")
@@ -287,7 +274,6 @@ class _FunctionBridge(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, func, *ts):  # pylint: disable=arguments-differ
-        from .ndarray.ndarray import NDArray
         with pause(train_mode=STATE.training):
             outs = func.forward(*[NDArray(t) for t in ts])
         func._single_output = isinstance(outs, NDArray)
@@ -297,7 +283,6 @@ class _FunctionBridge(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, *gs):  # pylint: disable=arguments-differ
-        from .ndarray.ndarray import NDArray
         func = ctx.func
         with pause(train_mode=STATE.training):
             res = func.backward(*[NDArray(g) for g in gs])
@@ -341,7 +326,6 @@ class Function:
         raise MXNetError("%s must override backward" % type(self).__name__)
 
     def __call__(self, *inputs):
-        from .ndarray.ndarray import NDArray
         if self._used:
             raise FunctionReuseError("Each Function instance can only be called once. Please create another instance.")
         self._used = True
@@ -351,3 +335,21 @@ class Function:
         outs = _FunctionBridge.apply(self, *[x._t for x in inputs])
         outs = tuple(NDArray(o) for o in outs)
         return outs[0] if self._single_output else outs
+
+
+# ----------------------------------------------------------------------------- NDArray's methods
+def _attach_grad(self, grad_req="write", stype=None):  # pylint: disable=unused-argument
+    """Allocate a zero gradient buffer (``.grad``) and mark this array as a variable;
+    ``grad_req`` is 'write' (each backward overwrites), 'add' (accumulates) or 'null'."""
+    attach_grads([self], grad_req)
+
+
+def _backward(self, out_grad=None, retain_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name
+    """Backpropagate from this array (``out_grad`` defaults to ones); see ``autograd.backward``."""
+    backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+
+
+# autograd builds on NDArray (not the other way round): it gives NDArray these two methods
+_attach_grad.__name__, _backward.__name__ = "attach_grad", "backward"
+NDArray.attach_grad = _attach_grad
+NDArray.backward = _backward

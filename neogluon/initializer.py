@@ -20,6 +20,7 @@ from math import sqrt
 import numpy as np
 import torch
 
+from .registry import ClassRegistry
 from .ndarray import NDArray, load as _nd_load
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed", "Zero", "One",
@@ -61,30 +62,18 @@ def _fill(arr, value):
 
 
 # ----------------------------------------------------------------------------- registry
-_REGISTRY = {}
+_CLASSES = ClassRegistry("initializer")  # its base, Initializer, is set below
 
 
 def register(klass, name=None):
     """Register an ``Initializer`` subclass under its lower-cased class name (or ``name``),
     so that ``mx.init.create(name)`` and ``initialize('name')`` find it."""
-    if not (isinstance(klass, type) and issubclass(klass, Initializer)):
-        raise AssertionError("Can only register subclass of Initializer")
-    name = (klass.__name__ if name is None else name).lower()
-    if name in _REGISTRY:
-        warnings.warn("New initializer %s.%s registered with name %s is overriding existing initializer %s.%s"
-                      % (klass.__module__, klass.__name__, name, _REGISTRY[name].__module__,
-                         _REGISTRY[name].__name__), UserWarning, stacklevel=2)
-    _REGISTRY[name] = klass
-    return klass
+    return _CLASSES.register(klass, name)
 
 
 def alias(*aliases):
     """Class decorator registering an initializer under extra names (``@alias('zeros')``)."""
-    def reg(klass):
-        for name in aliases:
-            register(klass, name)
-        return klass
-    return reg
+    return _CLASSES.alias(*aliases)
 
 
 def create(*args, **kwargs):
@@ -108,10 +97,7 @@ def create(*args, **kwargs):
             raise AssertionError("a JSON initializer takes no additional arguments")
         spec = json.loads(name)
         return create(spec[0], **spec[1]) if isinstance(spec, list) else create(**spec)
-    name = name.lower()
-    if name not in _REGISTRY:
-        raise AssertionError("%s is not registered. Please register with initializer.register first" % name)
-    return _REGISTRY[name](*args, **kwargs)
+    return _CLASSES.create(name, *args, **kwargs)
 
 
 # ----------------------------------------------------------------------------- base class
@@ -241,6 +227,9 @@ class Initializer:
         return type(self) is type(other) and self._kwargs == other._kwargs
 
     __hash__ = object.__hash__
+
+
+_CLASSES.base = Initializer
 
 
 def _weight_desc(desc, init):

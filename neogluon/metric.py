@@ -8,12 +8,12 @@ survive ``reset_local()``. ``create`` builds a metric from a registered name ('a
 """
 import json
 import math
-import warnings
 from collections import OrderedDict
 
 import numpy
 
 from .base import numeric_types
+from .registry import ClassRegistry
 from .ndarray import NDArray
 
 __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1", "MCC", "Perplexity",
@@ -21,7 +21,7 @@ __all__ = ["EvalMetric", "CompositeEvalMetric", "Accuracy", "TopKAccuracy", "F1"
            "Loss", "Torch", "Caffe", "CustomMetric", "np", "create", "register", "alias",
            "check_label_shapes"]
 
-_METRICS = {}
+_METRICS = ClassRegistry("metric")  # its base, EvalMetric, is set below
 
 
 def check_label_shapes(labels, preds, wrap=False, shape=False):
@@ -53,24 +53,12 @@ def _column(x):
 # ----------------------------------------------------------------------------- registry
 def register(klass, name=None):
     """Register a metric class under its lower-cased class name (or ``name``)."""
-    if not (isinstance(klass, type) and issubclass(klass, EvalMetric)):
-        raise AssertionError("Can only register subclass of EvalMetric")
-    name = (name or klass.__name__).lower()
-    if name in _METRICS:
-        warnings.warn("New metric %s.%s registered with name %s is overriding existing metric %s.%s"
-                      % (klass.__module__, klass.__name__, name, _METRICS[name].__module__,
-                         _METRICS[name].__name__), UserWarning, stacklevel=2)
-    _METRICS[name] = klass
-    return klass
+    return _METRICS.register(klass, name)
 
 
 def alias(*aliases):
     """Class decorator registering a metric under further names."""
-    def reg(klass):
-        for name in aliases:
-            register(klass, name)
-        return klass
-    return reg
+    return _METRICS.alias(*aliases)
 
 
 def _create(name, *args, **kwargs):
@@ -88,10 +76,7 @@ def _create(name, *args, **kwargs):
         return _create(name, **kwargs)
     if name.startswith('{'):
         return _create(json.loads(name))
-    key = name.lower()
-    if key not in _METRICS:
-        raise AssertionError("%s is not registered. Please register with metric.register first" % key)
-    return _METRICS[key](*args, **kwargs)
+    return _METRICS.create(name, *args, **kwargs)
 
 
 def create(metric=None, *args, **kwargs):
@@ -181,6 +166,9 @@ class EvalMetric:
         if not self._has_global_stats:
             return self.get_name_value()
         return self._pairs(*self.get_global())
+
+
+_METRICS.base = EvalMetric
 
 
 @register

@@ -9,7 +9,7 @@ import warnings
 
 from .base import string_types
 
-__all__ = ["get_registry", "get_register_func", "get_alias_func", "get_create_func"]
+__all__ = ["get_registry", "get_register_func", "get_alias_func", "get_create_func", "ClassRegistry"]
 
 _REGISTRY = {}
 
@@ -86,3 +86,30 @@ def get_create_func(base_class, nickname):
                       "name (with constructor arguments) creates the class registered under it."
                       % (nickname, base_class.__name__))
     return create
+
+
+class ClassRegistry:
+    """One family's table (``kind``: 'initializer', 'metric') as an object, for the modules
+    that define the family: ``register``, ``alias`` and ``create`` are MXNet's functions
+    above on ``base``'s table. ``base`` may be set after the registry is made (a module
+    defines its registry before its base class)."""
+
+    def __init__(self, kind, base=None):
+        self.kind = kind
+        self.base = base
+
+    @property
+    def classes(self):
+        return _table(self.base)
+
+    def register(self, klass, name=None):
+        """Register ``klass`` under its lower-cased class name (or ``name``); returns it."""
+        return get_register_func(self.base, self.kind)(klass, name)
+
+    def alias(self, *aliases):
+        """Class decorator registering a class under further names."""
+        return get_alias_func(self.base, self.kind)(*aliases)
+
+    def create(self, name, *args, **kwargs):
+        """An instance of the class registered as ``name`` (any case)."""
+        return get_create_func(self.base, self.kind)(name, *args, **kwargs)

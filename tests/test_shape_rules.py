@@ -1,4 +1,4 @@
-"""The forward shape rules (``neogluon/operator/shapes.py``) against the meta run they
+"""The forward shape rules (``@shape_rule``, beside each operator) against the meta run they
 replace and against MXNet's recorded outputs.
 
 Every fixture op case and model is inferred twice, with the rules and with every rule but

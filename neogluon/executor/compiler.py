@@ -166,21 +166,36 @@ class CompiledGraph:
 
     # ------------------------------------------------------------------ errors
     def diagnose(self, tensors, is_train, err):
-        """Re-run node by node (after a failure only) to name the node that failed, with its shapes."""
-        values = {(id(n), 0): t for n, t in zip(self.inputs, tensors)}
+        """The error to raise after the compiled graph failed with ``err``: the node that
+        failed, named with its shapes. The graph is not run again: the nodes are checked in
+        order on meta tensors (shapes and dtypes, no data), so nothing is computed twice and
+        no state (BatchNorm's running statistics in train mode) is updated twice."""
+        values = {(id(n), 0): _meta(t) for n, t in zip(self.inputs, tensors)}
         for node in self.order:
             if node.op is None:
                 continue
             ins = [values.get((id(s), i)) for s, i, _ in node.inputs]
             attrs = dict(node.parsed, is_train=is_train) if node.op.mode_dependent else node.parsed
             try:
-                res = registry.run_checked(node.op, attrs, ins)
+                if node.op.check is not None:
+                    node.op.check(attrs, ins)
+                with torch.no_grad():
+                    res = node.op.fn(*ins, **attrs)
             except MXNetError as e:
                 return MXNetError("Error in node %s: %s" % (node.name, e))
+            except NotImplementedError:
+                break  # the node needs values: the meta run cannot follow the graph further
+            except (RuntimeError, ValueError, IndexError, TypeError) as e:
+                return MXNetError("Error in node %s: %s" % (node.name, registry.shape_error(node.op, attrs, ins, e)))
             res = [res] if isinstance(res, torch.Tensor) else list(res)
             for i, r in enumerate(res):
                 values[(id(node), i)] = r
         return MXNetError("Error while running the graph: %s" % str(err).split("\n")[0])
+
+
+def _meta(t):
+    """A shape-only copy of a tensor (the inputs of :meth:`CompiledGraph.diagnose`)."""
+    return torch.empty_like(t, device="meta") if isinstance(t, torch.Tensor) else t
 
 
 def compile_graph(symbol):

@@ -11,6 +11,7 @@ import torch
 from ..base import MXNetError, torch_dtype
 from ..context import as_context, current_context
 from ..ndarray.ndarray import NDArray
+from ..symbol.symbol import Symbol
 from .compiler import compile_graph
 
 __all__ = ["Executor", "bind", "simple_bind"]
@@ -233,3 +234,23 @@ def simple_bind(symbol, ctx, grad_req="write", type_dict=None, shapes=None):
     grads = [None if r == "null" else zeros(n) for n, r in zip(compiled.arg_names, reqs)]
     auxs = [zeros(n) for n in compiled.aux_names]
     return Executor(symbol, ctx, args, grads, reqs, auxs, compiled)
+
+
+# ---------------------------------------------------------------------- Symbol's methods
+def _symbol_bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
+                 shared_exec=None):  # pylint: disable=unused-argument
+    """Bind arrays to the symbol's arguments: an :class:`Executor` (see :func:`bind`)."""
+    return bind(self, ctx, args, args_grad, grad_req, aux_states)
+
+
+def _symbol_simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
+                        shared_arg_names=None, shared_exec=None, shared_buffer=None,
+                        **kwargs):  # pylint: disable=unused-argument
+    """Bind zero arrays of the inferred shapes (see :func:`simple_bind`)."""
+    return simple_bind(self, ctx, grad_req, type_dict, kwargs)
+
+
+# the executor builds on Symbol (not the other way round): it gives Symbol these two methods
+_symbol_bind.__name__, _symbol_simple_bind.__name__ = "bind", "simple_bind"
+Symbol.bind = _symbol_bind
+Symbol.simple_bind = _symbol_simple_bind

@@ -11,9 +11,11 @@ the operators in train mode.
 
 Blocks that override ``forward`` and call ``mx.nd`` directly are traced with
 :class:`Traced` arrays: NDArrays that carry a Symbol. While :func:`tracing` is active,
-every ``mx.nd`` operator call (``ndarray.invoke``) builds a Symbol node instead of
-computing, so ``nd.relu(self.dense0(x))`` becomes the same graph that
-``F.relu(self.dense0(x))`` gives with ``F = mx.sym``.
+every operator call (``Operator.call``: the ``mx.nd`` functions, arithmetic, indexing,
+``reshape``) builds a Symbol node instead of computing, on the block's inputs and on its
+Parameters' data alike, so ``nd.relu(self.dense0(x))`` becomes the same graph that
+``F.relu(self.dense0(x))`` gives with ``F = mx.sym``, and ``x * (self.scale.data() * 2)``
+multiplies by a graph node, not by the value the parameter had when it was traced.
 
 ``_flatten``/``_regroup`` are MXNet's nested-argument helpers.
 """
@@ -23,10 +25,10 @@ import warnings
 
 import torch
 
-from .. import autograd
 from ..base import MXNetError, NotImplementedForSymbol
+from ..core import STATE as _STATE, set_tracing as _set_tracing
 from ..executor import compile_graph
-from ..ndarray import ndarray as _ndarray
+from ..ndarray.indexing import GETITEM as _GETITEM, _INT_KEYS
 from ..ndarray.ndarray import NDArray
 from ..operator import registry
 from ..symbol import Symbol
@@ -34,8 +36,6 @@ from ..symbol.symbol import create as _create_symbol
 
 __all__ = ["CachedOp", "Traced", "tracing", "register_backend", "partition", "flatten", "regroup",
            "wrap_traced", "unwrap_traced", "has_traced", "check_unused"]
-
-_STATE = autograd.STATE
 
 
 # ---------------------------------------------------------------------- nested arguments
@@ -181,11 +181,10 @@ class CachedOp:
                 if node.op is None:
                     continue
                 ins = [values[(id(s), i)] for s, i, _ in node.inputs]
-                attrs = dict(node.parsed, is_train=is_train) if node.op.mode_dependent else node.parsed
                 if self.monitor_all:
                     for name, t in zip(node.op.input_names(node.parsed), ins):
                         self.callback("%s_%s" % (node.name, name), node.op.name, NDArray(t))
-                res = registry.run_checked(node.op, attrs, ins)
+                res = node.op.run(node.parsed, ins, is_train)
                 res = [res] if isinstance(res, torch.Tensor) else list(res)
                 for i, r in enumerate(res):
                     values[(id(node), i)] = r
@@ -207,9 +206,9 @@ def _not_for_symbol(what):
 class Traced(NDArray):
     """An NDArray standing for a Symbol while a ``forward``-overriding HybridBlock is traced.
 
-    Operators applied to it (``mx.nd.*``, arithmetic, ``reshape``) build graph nodes;
-    anything that needs values or shapes (``.shape``, ``.asnumpy()``, indexing) raises
-    NotImplementedForSymbol, as it does on a Symbol."""
+    Operators applied to it (``mx.nd.*``, arithmetic, basic indexing, ``reshape``) build
+    graph nodes; anything that needs values or shapes (``.shape``, ``.asnumpy()``,
+    assignment) raises NotImplementedForSymbol, as it does on a Symbol."""
     __slots__ = ("_sym",)
 
     def __init__(self, sym):  # pylint: disable=super-init-not-called
@@ -227,7 +226,6 @@ class Traced(NDArray):
     context = ctx = property(_not_for_symbol("context"))
     asnumpy = _not_for_symbol("asnumpy")
     asscalar = _not_for_symbol("asscalar")
-    __getitem__ = _not_for_symbol("__getitem__")
     __setitem__ = _not_for_symbol("__setitem__")
     __len__ = _not_for_symbol("__len__")
     __bool__ = _not_for_symbol("__bool__")
@@ -241,17 +239,12 @@ class Traced(NDArray):
 
     __str__ = __repr__
 
-    def _binary(self, other, op_nd, op_scalar, reflected=False):
-        if isinstance(other, NDArray):
-            return _ndarray.invoke(op_nd, (other, self) if reflected else (self, other), {})
-        return _ndarray.invoke(op_scalar, (self,), {"scalar": float(other)})
-
     def _inplace(self, other, op_nd, op_scalar):
         raise NotImplementedForSymbol(op_nd, None, other)
 
 
 class _Tracer:
-    """The ``ndarray.invoke`` hook: operator calls on traced arrays become Symbol nodes."""
+    """The tracing hook of ``Operator.call``: operator calls become Symbol nodes."""
 
     def __init__(self, block_name, param_vars):
         self.block_name = block_name
@@ -271,8 +264,8 @@ class _Tracer:
                          % (self.block_name, op.name, type(x).__name__))
 
     def __call__(self, op, inputs, kwargs, out=None):
-        if type(op) is str:  # pylint: disable=unidiomatic-typecheck
-            op = registry.get(op)
+        if op is _GETITEM:
+            return self.getitem(inputs[0], kwargs["key"])
         if out is not None:
             raise MXNetError("HybridBlock %s: out= is not supported while hybridized (operator %s)"
                              % (self.block_name, op.name))
@@ -280,6 +273,36 @@ class _Tracer:
         res = _create_symbol(op, syms, dict(kwargs), None, None, op.name)
         outs = [Traced(s) for s in res]
         return outs[0] if len(outs) == 1 else outs
+
+
+    def getitem(self, x, key):
+        """``x[key]`` for a basic key (integers and slices, one per leading axis) as a
+        ``slice`` node, then ``squeeze`` of the integer axes (an element of a 1-d array
+        keeps shape (1,), as MXNet 1.x gives)."""
+        keys = key if isinstance(key, tuple) else (key,)
+        begin, end, step, ints = [], [], [], []
+        for axis, k in enumerate(keys):
+            if k.__class__ in _INT_KEYS:
+                k = int(k)
+                begin.append(k)
+                end.append(k + 1 if k != -1 else None)
+                step.append(None)
+                ints.append(axis)
+            elif isinstance(k, slice):
+                begin.append(k.start)
+                end.append(k.stop)
+                step.append(k.step)
+            else:
+                raise NotImplementedForSymbol("__getitem__ with the index %r (only integers and slices can be "
+                                              "traced) in HybridBlock %s" % (key, self.block_name), None)
+        out = _SLICE.call((x,), {"begin": tuple(begin), "end": tuple(end), "step": tuple(step)})
+        if ints:
+            out = _SQUEEZE.call((out,), {"axis": tuple(ints)})
+        return out
+
+
+_SLICE = registry.get("slice")
+_SQUEEZE = registry.get("squeeze")
 
 
 @contextlib.contextmanager
@@ -290,17 +313,16 @@ def tracing(block_name, params):
     for p in params:
         try:
             arrays = p.list_data()
-        except Exception:  # pylint: disable=broad-except
+        except (RuntimeError, MXNetError):  # DeferredInitializationError is an MXNetError
             continue  # not initialised yet: its data() cannot be reached by forward either
         var = p.var()
         for a in arrays:
             param_vars[id(a)] = var
-    prev = _ndarray.TRACING.hook
-    _ndarray.TRACING.hook = _Tracer(block_name, param_vars)
+    prev = _set_tracing(_Tracer(block_name, param_vars))
     try:
         yield
     finally:
-        _ndarray.TRACING.hook = prev
+        _set_tracing(prev)
 
 
 def wrap_traced(out):

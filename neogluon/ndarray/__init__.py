@@ -16,8 +16,7 @@ import torch.utils.dlpack
 from .. import operator as _operator  # noqa: F401  (registers the operators)
 from ..base import MXNetError, numeric_types, torch_dtype
 from ..context import as_context, current_context
-from .ndarray import NDArray, invoke, apply_op, wrap_outputs
-from . import ndarray as _ndarray_module
+from .ndarray import NDArray, invoke, wrap_outputs
 from . import register as _register
 
 
@@ -35,11 +34,18 @@ _internal = _submodule("_internal", "mx.nd._internal: every registry operator, b
 from . import random  # noqa: E402  (needs invoke)
 
 _generated = _register.populate(globals(), {"contrib": contrib, "linalg": linalg, "image": image,
-                                             "sparse": sparse, "random": random}, invoke)
+                                             "sparse": sparse, "random": random})
 op.__dict__.update(_generated)
-_ndarray_module.GENERATED.update(_generated)
 _internal.__dict__.update(_generated)
 Custom = op.Custom = _internal.Custom = _operator.custom.ndarray_custom(invoke)  # inputs named by the prop
+
+
+def _late(name, operator):  # pylint: disable=unused-argument
+    """An operator registered after import appears in mx.nd.op and mx.nd._internal too."""
+    op.__dict__[name] = _internal.__dict__[name] = _generated[name]
+
+
+_operator.registry.on_register(_late)
 
 
 # ------------------------------------------------------------------------- creation

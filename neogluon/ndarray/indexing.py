@@ -2,21 +2,27 @@
 
 Basic indexing (ints, slices with any step, ``None``, ``Ellipsis``) and advanced
 indexing (lists, numpy arrays, NDArrays of indices) follow numpy. As in MXNet 1.x, a
-result with no dimensions left is returned with shape ``(1,)``. Reads are recorded by
-autograd like any operator; writes go into the array in place.
+result with no dimensions left is returned with shape ``(1,)``; ``x[i]`` and ``x[a:b]``
+are views, as in torch and MXNet. Reads are an operator, :data:`GETITEM` (its attribute
+is the key), so ``x[key]`` runs through ``Operator.call`` like any other operator: it is
+recorded by autograd and traced in a hybridized ``forward`` (where basic keys become
+``slice`` and ``squeeze`` nodes). Writes go into the array in place.
 """
+import operator
+
 import numpy as np
 import torch
 
-from .. import autograd
 from ..base import integer_types, numeric_types
-from .ndarray import NDArray  # indexing is imported by ndarray.py once NDArray exists
+from ..core import STATE as _STATE, check_assign
+from ..operator.registry import Any, Operator
 
-_STATE = autograd.STATE
+# index types of x[i]'s fast path: Python's int and numpy's (samplers yield numpy.int64)
+_INT_KEYS = frozenset([int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8])
 
 
 def _index_tensor(idx, device):
-    if isinstance(idx, NDArray):
+    if hasattr(idx, "_t"):  # an NDArray of indices
         t = idx._t
     elif isinstance(idx, np.ndarray):
         t = torch.from_numpy(np.ascontiguousarray(idx))
@@ -100,26 +106,69 @@ def _flipped(t, pre, flips):
     return t[pre].flip(flips) if flips else t
 
 
-def getitem(x, key):
-    t = x._t
-    if t.requires_grad and not _STATE.recording:
-        t = t.detach()
-    if type(key) is slice and key.step is not None and key.step > 0 and t.dim():  # x[a:b:s]: a view
-        return NDArray(t[key])
+def getitem(t, key):
+    """``t[key]`` on a tensor, as MXNet 1.x indexes an NDArray (the kernel of GETITEM)."""
+    cls = key.__class__
+    if cls in _INT_KEYS and t.dim():  # x[i]: a view; (1,) for an element of a 1-d array
+        n = t.shape[0]
+        i = key + n if key < 0 else key
+        if 0 <= i < n:
+            return t[i:i + 1] if t.dim() == 1 else t[i]
+    elif cls is slice and t.dim() and (key.step is None or key.step > 0):  # x[a:b:s]: a view
+        return t[key]
     pre, flips, k = _convert_key(key, tuple(t.shape), t.device)
     try:
         r = _flipped(t, pre, flips)[k]
     except (IndexError, RuntimeError) as e:
-        raise IndexError("NDArray index %r on shape %s: %s" % (key, x.shape, e)) from None
+        raise IndexError("NDArray index %r on shape %s: %s" % (key, tuple(t.shape), e)) from None
     if r.dim() == 0:
         r = r.reshape(1)
-    return NDArray(r)
+    return r
+
+
+def cache_key(key):
+    """A hashable stand-in for a basic index (ints, slices, None, Ellipsis and tuples of
+    them) for GETITEM's cache; TypeError for any other index (it is not cached)."""
+    cls = key.__class__
+    if cls in _INT_KEYS:
+        return key
+    if cls is slice:
+        return (slice, key.start, key.stop, key.step)
+    if key is None or key is Ellipsis:
+        return key
+    if cls is tuple:
+        return (tuple,) + tuple(cache_key(k) for k in key)
+    raise TypeError("not a basic index")
+
+
+def _lower_getitem(*, key):
+    """The kernel for one key: ``x[a:b]`` and ``x[i]`` take a view straight away."""
+    cls = key.__class__
+    if cls is slice and (key.step is None or key.step > 0):
+        return operator.itemgetter(key)  # a view (torch's IndexError for a 0-d array)
+    if cls in _INT_KEYS:
+        def element(data):
+            if data.dim() > 1 and -data.shape[0] <= key < data.shape[0]:
+                return data[key]
+            return getitem(data, key)
+        return element
+    return lambda data: getitem(data, key)
+
+
+def _no_check(attrs, tensors):
+    """GETITEM's errors are numpy's (IndexError, ValueError), raised by its kernel itself."""
+
+
+GETITEM = Operator("_getitem", getitem, params=dict(key=Any()), check=_no_check,
+                   doc="``x[key]`` (NDArray.__getitem__), an operator of neogluon only: it is not in "
+                       "the registry, and a traced key becomes slice/squeeze nodes.")
+GETITEM.lowering = _lower_getitem
 
 
 def setitem(x, key, value):
     t = x._t
     pre, flips, k = _convert_key(key, tuple(t.shape), t.device)
-    if isinstance(value, NDArray):
+    if hasattr(value, "_t"):  # an NDArray
         v = value._t
         if not _STATE.recording:
             v = v.detach()
@@ -129,7 +178,7 @@ def setitem(x, key, value):
     else:
         v = torch.as_tensor(np.asarray(value), device=t.device).to(t.dtype)
     if _STATE.recording:
-        autograd.check_assign(t, v if isinstance(v, torch.Tensor) else None)
+        check_assign(t, v if isinstance(v, torch.Tensor) else None)
     try:
         with torch.no_grad():
             if flips:

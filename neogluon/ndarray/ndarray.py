@@ -7,62 +7,44 @@ meets an integer array as an integer), an integer index of a 1-d array gives sha
 numbers raise TypeError, and operators are recorded for autograd only inside
 ``autograd.record()``, where writing into an array that is part of the graph raises.
 """
-import threading
 import warnings
 
 import numpy as np
 import torch
 import torch.utils.dlpack
 
-from .. import autograd
-from ..base import MXNetError, numeric_types, np_type, torch_dtype, integer_types
+from ..base import MXNetError, numeric_types, np_type, torch_dtype, _Null
 from ..context import Context, as_context
+from ..core import STATE as _STATE, check_assign
 from ..operator import registry
+from . import indexing as _indexing
 
-__all__ = ["NDArray", "apply_op", "invoke"]
+__all__ = ["NDArray", "invoke"]
 
-_STATE = autograd.STATE
 _new = object.__new__  # NDArray without __init__ (see NDArray)
 
 
 def _arithmetic(op_nd, op_scalar, reflected=False):
-    """The method for ``x <op> y`` (``reflected``: ``y <op> x``). With a plain NDArray or a
-    Python number as ``y`` it calls the registry operator's implementation straight on the
-    tensors (the hottest path of mx.nd); anything else (a traced array, numpy scalars, an
-    error to explain) goes through ``NDArray._binary``."""
-    array_fn, scalar_fn = registry.get(op_nd).fn, registry.get(op_scalar).fn
-    kernel = getattr(array_fn, "same_dtype_kernel", array_fn)
+    """The method for ``x <op> y`` (``reflected``: ``y <op> x``): the registry's broadcast
+    operator for an NDArray ``y``, its scalar operator for a number, both through
+    ``Operator.call`` (the scalar operator's cache entry is found by position, as the
+    generated ``mx.nd`` functions find theirs)."""
+    array_op, scalar_op = registry.get(op_nd), registry.get(op_scalar)
+    entries = scalar_op._entries
+    assert scalar_op.param_names == ("scalar", "is_int")
 
     def method(self, other):
-        cls = type(other)
-        if cls is NDArray and not reflected:
-            try:  # a traced array has no _t: it goes to its _binary
-                a, b = self._t, other._t
-                if (a.requires_grad or b.requires_grad) and not _STATE.recording:
-                    a, b = a.detach(), b.detach()
-                res = _new(NDArray)
-                res._t = kernel(a, b) if a.dtype is b.dtype else array_fn(a, b)
-                return res
-            except Exception:  # pylint: disable=broad-except
-                pass  # _binary raises MXNet's error
-        elif cls is float or cls is int:
-            try:
-                a = self._t
-                if a.requires_grad and not _STATE.recording:
-                    a = a.detach()
-                res = _new(NDArray)
-                res._t = scalar_fn(a, scalar=float(other))
-                return res
-            except Exception:  # pylint: disable=broad-except
-                pass
-        return self._binary(other, op_nd, op_scalar, reflected)
+        if isinstance(other, NDArray):
+            return array_op.call((other, self) if reflected else (self, other))
+        if isinstance(other, numeric_types):
+            entry = entries.get((_POS, other, _Null)) or scalar_op.lookup((other, _Null))
+            return scalar_op.call((self,), None, None, entry)
+        raise TypeError("type %s not supported" % str(type(other)))
     method.__name__ = "__%s%s__" % ("r" if reflected else "", op_nd.split("_", 1)[1])
     return method
 
 
 _CONTEXTS = {}  # torch.device -> the Context NDArray.context gives for it
-# index types of x[i]'s fast path: Python's int and numpy's (samplers yield numpy.int64)
-_INT_KEYS = frozenset([int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32, np.uint16, np.uint8])
 
 
 class NDArray:
@@ -226,7 +208,7 @@ class NDArray:
             if other.shape != self.shape:
                 raise MXNetError("copyto: shape mismatch, source %s vs target %s" % (self.shape, other.shape))
             if _STATE.recording:
-                autograd.check_assign(other._t)
+                check_assign(other._t)
             with torch.no_grad():
                 other._t.copy_(self._t)
             return other
@@ -273,67 +255,31 @@ class NDArray:
         """The same data outside any recorded graph (gradients stop here)."""
         return NDArray(self._t.detach())
 
-    # ------------------------------------------------------------------ autograd
-    def attach_grad(self, grad_req="write", stype=None):
-        """Allocate a zero gradient buffer (``.grad``) and mark this array as a variable;
-        ``grad_req`` is 'write' (each backward overwrites), 'add' (accumulates) or 'null'."""
-        autograd.attach_grads([self], grad_req)
-
-    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
-        """Backpropagate from this array (``out_grad`` defaults to ones); see ``autograd.backward``."""
-        autograd.backward([self], None if out_grad is None else [out_grad], retain_graph, train_mode)
+    # attach_grad and backward are installed by neogluon.autograd (which builds on NDArray)
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key):
+        """``x[key]`` with numpy's rules and MXNet 1.x's (1,)-shaped elements of 1-d arrays
+        (see :mod:`neogluon.ndarray.indexing`), through the indexing operator."""
         cls = key.__class__
-        if (cls is slice and key.step is None) or cls in _INT_KEYS:  # x[a:b], x[i]: views, as torch and MXNet give
-            try:
-                t = self._t
-                if t.requires_grad and not _STATE.recording:
-                    t = t.detach()
-                if cls is not slice and t.dim() == 1:  # MXNet gives shape (1,) for an element of a 1-d array
-                    i = key + t.shape[0] if key < 0 else key
-                    if not 0 <= i < t.shape[0]:
-                        raise IndexError(key)  # the general path words the error
-                    key = slice(i, i + 1)
-                res = _new(NDArray)
-                res._t = t[key]
-                return res
-            except Exception:  # pylint: disable=broad-except
-                pass  # a 0-d array, an index out of bounds: the general path explains it
-        return _getitem(self, key)
+        try:
+            ck = (slice, key.start, key.stop, key.step) if cls is slice else key if cls in _INT_KEYS \
+                else _indexing.cache_key(key)
+            entry = _GETITEMS.get((_POS, ck)) or _GETITEM.lookup((ck,), {"key": key})
+        except TypeError:  # an array, list or boolean index: not cached
+            entry = _GETITEM.new_entry({"key": key})
+        return _GETITEM.call((self,), None, None, entry)
 
     def __setitem__(self, key, value):
-        _setitem(self, key, value)
+        _indexing.setitem(self, key, value)
 
     # ------------------------------------------------------------------ arithmetic
-    def _binary(self, other, op_nd, op_scalar, reflected=False):
-        """``self <op> other``: the registry's broadcast op for two arrays, its scalar op for a
-        number. The operator's implementation is called directly (the hottest path)."""
-        if isinstance(other, NDArray):
-            op = _OPS[op_nd]
-            a, b = (other._t, self._t) if reflected else (self._t, other._t)
-            if not _STATE.recording and (a.requires_grad or b.requires_grad):
-                a, b = a.detach(), b.detach()
-            try:
-                return NDArray(op.fn(a, b))
-            except MXNetError:
-                raise
-            except (RuntimeError, ValueError, IndexError, TypeError) as e:
-                raise registry.shape_error(op, {}, (a, b), e) from None
-        if isinstance(other, numeric_types):
-            a = self._t
-            if not _STATE.recording and a.requires_grad:
-                a = a.detach()
-            return NDArray(_OPS[op_scalar].fn(a, scalar=float(other)))
-        raise TypeError("type %s not supported" % str(type(other)))
-
     def _inplace(self, other, op_nd, op_scalar):
         """``x += y`` and friends: written into ``x``'s memory; while recording MXNet
         refuses it when ``x`` is in a graph or ``y`` is recorded."""
         if _STATE.recording:
-            autograd.check_assign(self._t, other._t if isinstance(other, NDArray) else None)
-        res = self._binary(other, op_nd, op_scalar)
+            check_assign(self._t, other._t if isinstance(other, NDArray) else None)
+        res = _BINARY[op_nd](self, other)
         if res.shape != self.shape:
             raise MXNetError("Shape inconsistent in in-place operation: provided %s, inferred shape %s"
                              % (self.shape, res.shape))
@@ -387,36 +333,25 @@ class NDArray:
     # ------------------------------------------------------------------ methods with special signatures
     def reshape(self, *shape, **kwargs):
         """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes."""
-        if not kwargs:  # the common x.reshape((0, -1)): the lowered Reshape, cached per shape code
+        if not kwargs:  # the common x.reshape((0, -1)): Reshape's entry found by position
             try:
-                low = _RESHAPES[shape[0] if len(shape) == 1 else shape]
-                t = self._t
-            except (KeyError, TypeError, IndexError, AttributeError):
-                pass  # first use of this code, a list, a traced array: the checked path below
+                code = shape[0] if len(shape) == 1 else shape
+                entry = _RESHAPES.get((_POS, code, _Null, _Null, _Null)) or _RESHAPE.lookup((code, _Null, _Null, _Null))
+            except (TypeError, IndexError):
+                pass  # a list, no shape: the keyword path below
             else:
-                if t.requires_grad and not _STATE.recording:
-                    t = t.detach()
-                try:
-                    res = _new(NDArray)
-                    res._t = low(t)
-                    return res
-                except Exception:  # pylint: disable=broad-except
-                    pass  # an error: the generated function explains it
+                return _RESHAPE.call((self,), None, None, entry)
         unknown = [k for k in kwargs if k not in ("shape", "reverse")]
         if unknown:
             raise TypeError("Got unknown keywords in reshape: %s. Accepted keyword arguments are 'shape' "
                             "and 'reverse'." % ", ".join(unknown))
-        key = shape[0] if len(shape) == 1 else shape
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
             shape = shape[0]
         elif not shape:
             shape = kwargs.pop("shape", None)
             if shape is None:
                 raise TypeError("reshape: the shape must be provided")
-        shape = tuple(shape)
-        if not kwargs and isinstance(key, (tuple, int)) and len(_RESHAPES) < 1024:
-            _RESHAPES[key] = registry.get("Reshape").lowered({"shape": shape})[1]
-        return GENERATED["Reshape"](self, shape=shape, **kwargs)
+        return _RESHAPE.call((self,), dict(kwargs, shape=tuple(shape)))
 
     def broadcast_to(self, shape):
         return invoke("broadcast_to", (self,), {"shape": tuple(shape)})
@@ -433,131 +368,21 @@ def _rebuild(arr, ctx):
 
 
 # ---------------------------------------------------------------------- calling operators
-def apply_op(op, tensors, attrs):
-    """Run ``op`` on torch tensors with parsed attributes, as MXNet's imperative mode does.
-
-    Outside ``autograd.record()`` inputs are detached, so no graph is built; a torch
-    error becomes an MXNetError naming the operator and the input shapes."""
-    if not _STATE.recording:
-        for t in tensors:
-            if t is not None and t.requires_grad:
-                tensors = [None if x is None else x.detach() for x in tensors]
-                break
-    if op.mode_dependent:
-        attrs = dict(attrs, is_train=_STATE.training)
-    try:
-        return op.fn(*tensors, **attrs)
-    except MXNetError:
-        raise
-    except (RuntimeError, ValueError, IndexError, TypeError) as e:
-        raise registry.shape_error(op, attrs, tensors, e) from None
-
-
-def _tensors(op, attrs, inputs):
-    """The torch tensors of the declared inputs, checking their count and types."""
-    n = op.arity
-    if n is None:
-        n = len(op.input_names(attrs))
-    if len(inputs) == n:
-        try:
-            return [x._t for x in inputs]
-        except AttributeError:
-            pass  # a None or a non-NDArray input: explained below
-    names = op.input_names(attrs)
-    if len(inputs) > n:  # optional inputs not given are dropped, as MXNet's generated functions do
-        inputs = tuple(x for x in inputs if x is not None)
-    if len(inputs) < n:
-        inputs = tuple(inputs) + (None,) * (n - len(inputs))
-    ts = []
-    for i in range(n):
-        x = inputs[i]
-        if isinstance(x, NDArray):
-            ts.append(x._t)
-        elif x is None:
-            raise MXNetError("Operator %s expects %d inputs (%s) but input '%s' was not given"
-                             % (op.name, n, ", ".join(names), names[i]))
-        else:
-            raise TypeError("Operator %s: input '%s' must be an NDArray, got %s"
-                            % (op.name, names[i], type(x).__name__))
-    extra = [x for x in inputs[n:] if x is not None]
-    if extra:
-        raise MXNetError("Operator %s expects %d inputs (%s) but %d were given"
-                         % (op.name, n, ", ".join(names), n + len(extra)))
-    return ts
+def invoke(op, inputs, kwargs, out=None):
+    """Call a registered operator (by name or Operator) on NDArrays with keyword
+    attributes: :meth:`Operator.call` (see there)."""
+    if type(op) is str:  # pylint: disable=unidiomatic-typecheck
+        op = _REGISTRY.get(op) or registry.get(op)
+    return op.call(inputs, kwargs, out)
 
 
 _REGISTRY = registry._REGISTRY
-# the generated mx.nd functions by operator name (filled by neogluon.ndarray), for methods
-# that call an operator with a fixed name on their fast path
-GENERATED = {}
-_RESHAPES = {}  # NDArray.reshape's lowered Reshape per shape code
-
-
-class _Tracing(threading.local):
-    """While a HybridBlock that overrides ``forward`` is traced, ``hook`` turns operator
-    calls into Symbol nodes (see :mod:`neogluon.gluon.cached`)."""
-    hook = None
-
-
-TRACING = _Tracing()
-
-
-def invoke(op, inputs, kwargs, out=None):
-    """Call a registered operator (by name or Operator) on NDArrays with keyword attributes.
-
-    This is ``mx.nd.<op>``'s body, so it is written for speed: attributes come from the
-    operator's parse cache, and the common input counts avoid any loop."""
-    if type(op) is str:  # pylint: disable=unidiomatic-typecheck
-        op = _REGISTRY.get(op) or registry.get(op)
-    if TRACING.hook is not None:
-        return TRACING.hook(op, inputs, kwargs, out)
-    if kwargs:
-        attrs = op.parse_attrs(kwargs)
-    else:
-        attrs = op.default_attrs
-        if attrs is None:
-            attrs = op.parse_attrs(kwargs)
-    n = op.arity
-    try:
-        if n == 1 and len(inputs) == 1:
-            ts = (inputs[0]._t,)
-        elif n == 2 and len(inputs) == 2:
-            ts = (inputs[0]._t, inputs[1]._t)
-        else:
-            ts = _tensors(op, attrs, inputs)
-    except AttributeError:
-        ts = _tensors(op, attrs, inputs)
-    # apply_op, inlined: this is the hottest path of imperative code
-    if not _STATE.recording:
-        for t in ts:
-            if t is not None and t.requires_grad:
-                ts = [None if x is None else x.detach() for x in ts]
-                break
-    if op.mode_dependent:
-        attrs = dict(attrs, is_train=_STATE.training)
-    try:
-        res = op.fn(*ts, **attrs)
-    except MXNetError:
-        raise
-    except (RuntimeError, ValueError, IndexError, TypeError) as e:
-        raise registry.shape_error(op, attrs, ts, e) from None
-    if out is None and type(res) is torch.Tensor:  # pylint: disable=unidiomatic-typecheck
-        return NDArray(res)
-    return wrap_outputs(res, out)
-
-
-from .indexing import getitem as _getitem, setitem as _setitem  # noqa: E402  (needs NDArray defined)
-
-
-class _OpTable(dict):
-    """Operators by name, resolved on first use (the registry is filled at import time)."""
-
-    def __missing__(self, name):
-        op = self[name] = registry.get(name)
-        return op
-
-
-_OPS = _OpTable()
+_RESHAPE = registry.get("Reshape")
+_GETITEM = _indexing.GETITEM
+_POS = registry._POSITIONAL
+_RESHAPES, _GETITEMS = _RESHAPE._entries, _GETITEM._entries
+_INT_KEYS = _indexing._INT_KEYS
+_BINARY = {}  # broadcast operator name -> NDArray's method for it (x += y reuses x + y)
 
 
 def wrap_outputs(res, out=None):
@@ -587,5 +412,7 @@ def _write_out(out, t):
     return out
 
 
-def is_int_index(k):
-    return isinstance(k, integer_types) and not isinstance(k, bool)
+registry.set_array_type(NDArray, wrap_outputs)
+for _name in ("add", "sub", "mul", "truediv", "mod"):
+    _m = getattr(NDArray, "__%s__" % _name)
+    _BINARY[{"truediv": "broadcast_div"}.get(_name, "broadcast_" + _name)] = _m

@@ -1,16 +1,15 @@
-"""Generate the ``mx.nd.<op>`` functions from the operator registry.
+"""Generate the ``mx.nd.<op>`` and ``mx.sym.<op>`` functions from the operator registry.
 
 Each function has MXNet's signature (inputs as keywords defaulting to None, attributes
 defaulting to ``_Null``, then ``out=None, name=None, **kwargs``; variadic operators take
-``*data`` and fill in ``num_args``). With ``symbolic=True`` (``mx.sym``) the function also
-takes ``attr=None`` and calls ``invoke(op, inputs, kwargs, name, attr, fname)`` instead of
-``invoke(op, inputs, kwargs, out)``: a symbol needs its name, attributes and naming hint.
-The source is generated and ``exec``-ed once, as torch.fx does; an imperative call finds
-its parsed attributes and lowering by its raw attribute arguments and calls them straight
-on the input tensors, so it costs one dict lookup and the torch kernel.
+``*data`` and fill in ``num_args``) and its body is one call of ``Operator.call``. An
+imperative call finds its cache entry by its raw attribute arguments, by position
+(``Operator.lookup``: one dict lookup, no keyword dict built); any other call (unknown
+keywords, unhashable values) passes its keywords. With ``symbolic=True`` (``mx.sym``)
+the function also takes ``attr=None`` and gives ``Operator.call`` the symbol composer as
+its tracing hook (a symbol needs its name, attributes and naming hint).
+The source is generated and ``exec``-ed once, as torch.fx does.
 """
-import torch
-
 from ..base import _Null
 from ..operator import registry
 
@@ -31,7 +30,6 @@ def _source(op, fname, symbolic=False):
     params = [p for p in op.param_names if p != op.variadic]
     lines = []
     tail = ["out=None", "name=None", "attr=None", "**kwargs"] if symbolic else ["out=None", "name=None", "**kwargs"]
-    call = "name, attr, %r" % fname if symbolic else "out"
     if op.variadic:
         sig = ["*data"] + ["%s=_Null" % p for p in params] + tail
         # as MXNet's C API: the count attribute is the number of inputs unless given
@@ -41,107 +39,71 @@ def _source(op, fname, symbolic=False):
         names = op.all_input_names()
         sig = ["%s=None" % n for n in names] + ["%s=_Null" % p for p in params] + tail
         inputs = "(%s)" % "".join("%s, " % n for n in names)
-    counts = None if symbolic else _input_counts(op)
-    if counts:
-        lines += _lookup(params) + _fast_path(op.all_input_names(), counts)
-    for p in params:
-        lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
-    lines.append("    return _invoke(_op, %s, kwargs, %s)" % (inputs, call))
+    if symbolic:
+        for p in params:
+            lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
+        lines.append("    return _op.call(%s, kwargs, out, None, _compose(name, attr, %r))" % (inputs, fname))
+    else:
+        if not op.variadic:
+            lines += _lookup(params, inputs)
+        for p in params:
+            lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
+        lines.append("    return _op.call(%s, kwargs, out)" % inputs)
     return "def %s(%s):\n%s\n" % (fname, ", ".join(sig), "\n".join(lines))
 
 
-def _lookup(params):
-    """Source finding the call's (attributes, lowering, input count) by its raw attribute
-    arguments (``_hits``), without building the keyword dict: ``hit`` is None for a call
-    the fast path does not take (``out=``, unknown keywords, unhashable values)."""
-    key = "(%s)" % "".join("%s, " % p for p in params)
-    given = "(%s)" % "".join("(%r, %s), " % (p, p) for p in params)
-    return ["    hit = None",
-            "    if out is None and not kwargs:",
+def _lookup(params, inputs):
+    """Source finding the call's cache entry by its raw attribute arguments, by position,
+    without building the keyword dict (see ``Operator.lookup``)."""
+    key = "(_POS, %s)" % "".join("%s, " % p for p in params)
+    values = "(%s)" % "".join("%s, " % p for p in params)
+    return ["    if not kwargs:",
             "        try:",
-            "            hit = _hits[%s]" % key,
+            "            entry = _entries[%s]" % key,
             "        except KeyError:",
-            "            hit = _fill(_op, _hits, %s, %s)" % (key, given),
+            "            entry = _op.lookup(%s)" % values,
             "        except TypeError:",
-            "            pass"]
+            "            entry = None  # an unhashable attribute value: the keyword path",
+            "        if entry is not None:",
+            "            return _op.call(%s, None, out, entry)" % inputs]
 
 
-def _fill(op, hits, key, given):
-    """Parse and lower a new attribute combination for ``_lookup`` and remember it."""
-    attrs, low, n = hit = op.lowered({k: v for k, v in given if v is not _Null})
-    if low is None and not attrs:  # nothing to bind: the implementation is its own lowering
-        hit = attrs, op.fn, n
-    if len(hits) < 4096:
-        hits[key] = hit
-    return hit
+def make_function(op, fname, invoke=None, symbolic=False, *, compose=None):
+    """The Python function ``mx.nd.<fname>`` for ``op``; with ``compose`` (a factory
+    ``(name, attr, hint) -> tracing hook``), the function ``mx.sym.<fname>``.
 
-
-def _input_counts(op):
-    """The input counts the imperative fast path handles: the operator's fixed arity, or
-    for operators whose inputs depend on attributes (FullyConnected's bias, Convolution's)
-    every count up to their signature's; None when it has no fast path."""
-    if op.mode_dependent or op.variadic:
-        return None
-    if op.arity is not None:
-        return [op.arity] if 0 < op.arity <= 4 else None
-    n = len(op.all_input_names())
-    return list(range(n, 0, -1)) if 0 < n <= 4 else None
-
-
-def _fast_path(names, counts):
-    """Source of the imperative fast path: the implementation (or its lowering for these
-    attributes, see Operator.lower) called straight on the input tensors. With several
-    possible input counts, one branch per count takes the first inputs (the rest must be
-    None). Anything unusual (a non-NDArray input, an error to explain) falls through to
-    the checked ``invoke``."""
-    lines = ["    if hit is not None:",
-             "        attrs, low, n = hit",
-             "        try:"]
-    for n in counts:
-        ts = ["t%d" % i for i in range(n)]
-        pad = "            "
-        if len(counts) > 1:
-            lines.append(pad + "if n == %d%s:" % (n, "".join(" and %s is None" % m for m in names[n:])))
-            pad += "    "
-        lines += [
-            pad + "%s, = %s," % (", ".join(ts), ", ".join("%s._t" % m for m in names[:n])),
-            pad + "if (%s) and not _STATE.recording:" % " or ".join("%s.requires_grad" % t for t in ts),
-            pad + "    %s, = %s," % (", ".join(ts), ", ".join("%s.detach()" % t for t in ts)),
-            pad + "r = low(%s) if low is not None else _op.fn(%s, **attrs)" % (", ".join(ts), ", ".join(ts)),
-            pad + "if type(r) is not _Tensor:",
-            pad + "    return [_NDArray(x) for x in r]",
-            pad + "res = _new(_NDArray)  # NDArray(r) without the __init__ call",
-            pad + "res._t = r",
-            pad + "return res",
-        ]
-    lines += ["        except Exception:  # pylint: disable=broad-except",
-              "            pass  # a non-NDArray input or an error: the checked invoke explains it"]
-    return lines
-
-
-def make_function(op, fname, invoke, symbolic=False):
-    """The Python function ``mx.nd.<fname>`` (or, with ``symbolic``, ``mx.sym.<fname>``) for ``op``."""
-    src = _source(op, fname, symbolic)
-    from .ndarray import NDArray, _STATE
-    scope = {"_Null": _Null, "_op": op, "_invoke": invoke, "_NDArray": NDArray, "_STATE": _STATE,
-             "_Tensor": torch.Tensor, "_hits": {}, "_fill": _fill, "_new": object.__new__}
+    The earlier form ``make_function(op, fname, invoke)`` / ``(op, fname, create,
+    symbolic=True)`` still works: ``invoke`` is not needed (``Operator.call`` runs the
+    operator) and ``create`` becomes the composer."""
+    if symbolic and compose is None:
+        def compose(name, attr, hint, create=invoke):  # pylint: disable=function-redefined
+            return lambda o, inputs, kwargs, out: create(o, inputs, kwargs, name, attr, hint)
+    src = _source(op, fname, compose is not None)
+    scope = {"_Null": _Null, "_op": op, "_entries": op._entries, "_POS": registry._POSITIONAL,
+             "_compose": compose}
     exec(compile(src, "<neogluon.%s>" % fname, "exec"), scope)  # pylint: disable=exec-used
     fn = scope[fname]
     fn.__doc__ = "%s\n\nParameters\n----------\n%s\n" % (op.doc.strip(), op.describe_params())
     return fn
 
 
-def populate(module_dict, submodules, invoke):
-    """Put a function for every registered name into a namespace and its sub-namespaces.
+def populate(module_dict, submodules, invoke=None):  # pylint: disable=unused-argument
+    """Put a function for every registered name into a namespace and its sub-namespaces,
+    now and for operators registered later.
 
     Names already in the namespace (hand-written helpers) are kept. Returns every
-    generated function by its registered name."""
+    generated function by its registered name (the dict grows with later registrations)."""
     made = {}
-    for name, op in registry.items():
+
+    def add(name, op):
         ns, short = namespace_of(name)
-        fn = make_function(op, name if name.isidentifier() else "_op", invoke)
+        fn = make_function(op, name if name.isidentifier() else "_generated")
         made[name] = fn
         module_dict.setdefault(name, fn)
         if ns is not None and ns in submodules:
             submodules[ns].__dict__.setdefault(short, fn)
+        return fn
+    for name, op in registry.items():
+        add(name, op)
+    registry.on_register(add)
     return made

@@ -4,7 +4,7 @@ Importing this package registers every operator; the modules are grouped by kind
 from . import registry
 from .registry import get, exists, list_operators
 from . import (creation, elemwise, reduce, shape, indexing, linalg, nn, conv, norm, loss,  # noqa: F401
-               rnn, random, optimizer_ops, image, custom)
+               rnn, random, optimizer_ops, activation, dropout, image, custom)
 from .custom import CustomOp, CustomOpProp, register, get_all_registered_operators  # noqa: F401,E402
 from . import detection  # noqa: F401,E402  (boxes, NMS, MultiBox*, Proposal)
 from . import roi  # noqa: F401,E402  (ROIAlign, PSROIPooling)
@@ -14,4 +14,3 @@ from . import attention  # noqa: F401,E402  (contrib.div_sqrt_dim, interleaved_m
 from . import multi_optimizer  # noqa: F401,E402  (multi_sgd_*, preloaded_*, _multi_adamw/lamb, multi_lars, ...)
 from . import indices, numeric, legacy, grad_transforms, candidate_sampling, point_process  # noqa: F401,E402
 from . import sparse_names  # noqa: F401,E402  (_sparse_* aliases of the dense operators; last)
-from . import shapes  # noqa: F401,E402  (shape rules for registered operators)

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import Bool, Float, Int, Shape, Str, lowering, register
+from .registry import Bool, Float, Int, Shape, Str, lowering, register, require, same_shape, shape_rule
 
 _CONV_LAYOUTS = ("NCDHW", "NCHW", "NCW", "NDHWC", "NHWC")
 _POOL_LAYOUTS = _CONV_LAYOUTS + ("NWC",)
@@ -694,3 +694,33 @@ def col2im(data, *, output_size, kernel, stride, dilate, pad):
     adj = tuple(o - m for o, m in zip(output_size, natural))
     img = _DECONV[len(kernel)](cols, _identity_kernel(kernel, data), None, stride, pad, adj, 1, dilate)
     return img.reshape((n, c) + tuple(output_size))
+
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+def _convolution(attrs, shapes):
+    data, kernel = shapes[0], attrs["kernel"]
+    require(not _channel_last(attrs["layout"]) and len(data) == len(kernel) + 2)
+    stride, dilate, pad = _geometry("Convolution", kernel, attrs["stride"], attrs["dilate"], attrs["pad"])
+    spatial = tuple((n + 2 * p - d * (k - 1) - 1) // s + 1
+                    for n, k, s, d, p in zip(data[2:], kernel, stride, dilate, pad))
+    require(all(o > 0 for o in spatial))
+    return [(data[0], attrs["num_filter"]) + spatial]
+
+
+def _pooling(attrs, shapes):
+    data = shapes[0]
+    require(not _channel_last(attrs["layout"]) and attrs["pool_type"] != "lp")
+    if attrs["global_pool"]:
+        require(len(data) in (3, 4, 5))
+        return [tuple(data[:2]) + (1,) * (len(data) - 2)]
+    kernel = attrs["kernel"]
+    require(len(data) == len(kernel) + 2 and attrs["pooling_convention"] in ("valid", "full"))
+    stride, _, pad = _geometry("Pooling", kernel, attrs["stride"], (), attrs["pad"], "pooling")
+    require(all(p < k for p, k in zip(pad, kernel)))
+    return [tuple(data[:2]) + tuple(_pool_out_size("Pooling", None, n, k, s, p, attrs["pooling_convention"])
+                                    for n, k, s, p in zip(data[2:], kernel, stride, pad))]
+
+
+shape_rule("Convolution")(_convolution)
+shape_rule("Pooling")(_pooling)
+shape_rule("L2Normalization")(same_shape)

@@ -7,11 +7,13 @@ MXNet keeps the input dtype in all of them: comparisons give 0/1 in the input dt
 warns); ``broadcast_*`` broadcasts. On ties ``maximum``/``minimum`` give the gradient to
 the left operand, as MXNet does.
 """
+import functools
+
 import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Bool, Dtype, Float, Int, register
+from .registry import Bool, Dtype, Float, Int, lowering, register, require, same_shape, shape_rule
 
 # torch's Tensor methods: called unbound on a tensor they dispatch in less Python-binding
 # time than the torch.* functions (relu: ~0.15 us of ~1.5 us), and these are the hot ops
@@ -251,8 +253,6 @@ def _make_broadcast(name, key, fn):
             if lhs.dtype is not rhs.dtype:
                 _check_dtypes(name, lhs, rhs)
             return fn(lhs, rhs)
-        # the torch kernel alone, for callers that have checked the dtypes are one (NDArray's +)
-        impl.same_dtype_kernel = fn
     else:
         fn = _as_dtype(fn)
 
@@ -285,10 +285,11 @@ for _key, _fn in _BINARY.items():
 
 
 # ----------------------------------------------------------------------------- with a scalar
-def _scalar_fn(fn, reflected=False):
+def _scalar_kernel(fn, reflected, scalar, is_int):
     """MXNet's scalar ops: an integer array truncates the scalar to an integer; with
-    ``is_int=False`` (numpy semantics) it is promoted to float64 instead."""
-    def impl(data, *, scalar, is_int=True):
+    ``is_int=False`` (numpy semantics) it is promoted to float64 instead. The kernel for
+    one scalar (the operator's lowering; its implementation makes it per call)."""
+    def run(data):
         if data.is_floating_point():
             s = scalar
         elif is_int:
@@ -301,6 +302,12 @@ def _scalar_fn(fn, reflected=False):
         if r.dtype == torch.bool:
             return _bool_result(data, r)
         return r if r.dtype == data.dtype else r.to(data.dtype)
+    return run
+
+
+def _scalar_fn(fn, reflected=False):
+    def impl(data, *, scalar, is_int=True):
+        return _scalar_kernel(fn, reflected, scalar, is_int)(data)
     return impl
 
 
@@ -336,6 +343,7 @@ for _name, (_fn, _refl, _aliases) in _SCALAR.items():
     _impl = _scalar_fn(_fn, _refl)
     _impl.__doc__ = "Element-wise operation of an array with a scalar (``%s``)." % _name
     register(_name, params=dict(scalar=Float(1.0), is_int=Bool(True)), aliases=_aliases)(_impl)
+    lowering(_name)(functools.partial(_scalar_kernel, _fn, _refl))
 
 
 @register("smooth_l1", params=dict(scalar=Float()))
@@ -437,3 +445,28 @@ def amp_multicast(*data, num_outputs, cast_narrow):
     pick = min if cast_narrow else max
     target = pick(floats, key=lambda t: torch.finfo(t).bits)
     return tuple(d.to(target) if d.is_floating_point() else d.clone() for d in data)
+
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+def _broadcast(attrs, shapes):
+    """numpy broadcasting of two shapes."""
+    a, b = shapes
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        require(x == y or x == 1 or y == 1)
+        out.append(y if x == 1 else x)
+    return [tuple(out)]
+
+
+def _equal_shapes(attrs, shapes):
+    require(all(s == shapes[0] for s in shapes))
+    return [shapes[0]]
+
+
+for _name in sorted(_UNARY) + sorted(_SCALAR) + ["clip", "BlockGrad", "_copy", "smooth_l1", "hard_sigmoid"]:
+    shape_rule(_name)(same_shape)
+for _key in _BINARY:
+    shape_rule("broadcast_" + _key)(_broadcast)
+    shape_rule(_ELEMWISE_NAMES[_key][0])(_equal_shapes)

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError, torch_dtype
-from .registry import Bool, Dtype, Float, Int, Shape, Str, register
+from .registry import Bool, Dtype, Float, Int, Shape, Str, register, shape_rule
 from .shape import IntOrNone, norm_axis, op_error
 
 __all__ = ["MXNetIndexError"]
@@ -252,3 +252,11 @@ def index_copy(old_tensor, index_vector, new_tensor):
     if idx.numel() and bool(((idx < 0) | (idx >= old_tensor.shape[0])).any()):
         raise MXNetIndexError("Operator index_copy: index out of bounds for %d rows" % old_tensor.shape[0])
     return old_tensor.index_copy(0, idx, new_tensor.to(old_tensor.dtype))
+
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+def _embedding(attrs, shapes):
+    return [tuple(shapes[0]) + (attrs["output_dim"],)]
+
+
+shape_rule("Embedding")(_embedding)

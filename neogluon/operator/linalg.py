@@ -11,7 +11,7 @@ import math
 import torch
 
 from ..base import MXNetError
-from .registry import Bool, Float, Int, Str, register
+from .registry import Bool, Float, Int, Str, register, require, shape_rule
 
 _STYPES = ("csr", "default", "row_sparse")
 
@@ -302,3 +302,16 @@ def maketrian(A, *, offset, lower):  # pylint: disable=invalid-name
     out = A.new_zeros(A.shape[:-1] + (n, n))
     out[..., rows, cols] = A
     return out
+
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+def _dot(attrs, shapes):
+    a, b = shapes
+    require(len(a) == 2 and len(b) == 2)
+    m, k = a[::-1] if attrs["transpose_a"] else a
+    k2, n = b[::-1] if attrs["transpose_b"] else b
+    require(k == k2)
+    return [(m, n)]
+
+
+shape_rule("dot")(_dot)

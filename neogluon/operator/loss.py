@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import Bool, Float, Str, register
+from .registry import Bool, Float, Str, register, same_shape, shape_rule
 
 def _normalization():
     return Str("null", choices=("batch", "null", "valid"))
@@ -292,3 +292,7 @@ def ctc_loss(data, label, *lengths, use_data_lengths, use_label_lengths, blank_l
     log_probs = F.log_softmax(data, -1)
     return F.ctc_loss(log_probs, labels.clamp_min(0), data_lengths.long(), label_lengths.long(),
                       blank=0 if first else alphabet - 1, reduction="none")
+
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+shape_rule("SoftmaxOutput")(same_shape)

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import Bool, Int, Str, lowering, register
+from .registry import Bool, Int, Str, lowering, register, same_shape, shape_rule
 
 
 def known(shape):
@@ -75,3 +75,15 @@ def _lower_fully_connected(*, num_hidden, no_bias, flatten):
 @lowering("Activation")
 def _lower_activation(*, act_type):
     return _ACTIVATIONS[act_type]
+
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+def _fully_connected(attrs, shapes):
+    data = shapes[0]
+    if attrs["flatten"]:
+        return [(data[0], attrs["num_hidden"])]
+    return [tuple(data[:-1]) + (attrs["num_hidden"],)]
+
+
+shape_rule("FullyConnected")(_fully_connected)
+shape_rule("Activation")(same_shape)

@@ -18,7 +18,7 @@ import torch
 
 from ..base import MXNetError, torch_dtype
 from .elemwise import zero_grad_output
-from .registry import Bool, Dtype, Int, Shape, Str, lowering, register
+from .registry import Bool, Dtype, Int, Shape, Str, lowering, register, remember, require, shape_rule
 
 _INDEX_DTYPES = ("float16", "float32", "float64", "int32", "int64", "uint8")
 _NORM_DTYPES = ("float16", "float32", "float64", "int32", "int64", "int8")
@@ -212,7 +212,7 @@ def _register_reduction(name, kernel, doc, aliases=()):
         def run(data):
             plan = plans.get(data.ndim)
             if plan is None:
-                plan = plans[data.ndim] = _reduction_plan(name, data.shape, axis, exclude, keepdims)
+                plan = remember(plans, data.ndim, _reduction_plan(name, data.shape, axis, exclude, keepdims))
             return _reduce(kernel, data, plan, keepdims)
         return run
 
@@ -366,3 +366,18 @@ def cumsum(a, *, axis, dtype):
     out_dtype = torch_dtype(dtype) if dtype is not None else a.dtype
     out = torch.cumsum(x.to(out_dtype) if x.dtype != out_dtype else x, 0 if axis is None else axis)
     return out.to(out_dtype)
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+def _reduction_shape(name):
+    def rule(attrs, shapes):
+        data = shapes[0]
+        axes = reduce_axes(name, data, attrs["axis"], attrs["exclude"])
+        require(axes)
+        if attrs["keepdims"]:
+            return [tuple(1 if i in axes else d for i, d in enumerate(data))]
+        return [tuple(d for i, d in enumerate(data) if i not in axes) or (1,)]
+    return rule
+
+
+for _name in ("sum", "mean", "max", "min", "prod", "nansum", "nanprod"):
+    shape_rule(_name)(_reduction_shape(_name))

@@ -17,14 +17,29 @@ Python values or from the strings found in ``-symbol.json``; a symbol keeps the 
 it was given so that JSON is written back exactly as MXNet wrote it.
 """
 import ast
+import functools
 
 import numpy as np
 import torch
 
 from ..base import MXNetError, _Null, np_dtype
+from ..core import ACTIVE as _ACTIVE, STATE as _STATE, TRACING as _TRACING
 
 __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQUIRED",
-           "Operator", "register", "register_operator", "lowering", "shape_rule", "get", "exists", "list_operators", "alias"]
+           "Operator", "Entry", "register", "register_operator", "lowering", "shape_rule", "check_rule", "get", "exists",
+           "list_operators", "alias", "remember", "NotCovered", "require", "same_shape"]
+
+# the one cache policy of the dispatch path: a cache (an operator's entries, a kernel's
+# plans per input shape) remembers this many keys and then stops adding (a program that
+# keeps making new attribute values still runs, it only parses them again)
+CACHE_SIZE = 4096
+
+
+def remember(cache, key, value):
+    """Put ``key -> value`` into a dispatch cache unless it is full (see ``CACHE_SIZE``)."""
+    if len(cache) < CACHE_SIZE:
+        cache[key] = value
+    return value
 
 
 class _Required:
@@ -223,9 +238,10 @@ class Operator:
     def __init__(self, name, fn, *, inputs=("data",), aux=(), params=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, variadic=None, infer_args=None,
                  infer_shape=None, infer_type=None, mode_dependent=False, differentiable=True,
-                 signature=None, doc=None, infer_inputs=None):
+                 signature=None, doc=None, infer_inputs=None, check=None):
         self.name = name
         self.fn = fn
+        self.check = check                # (attrs, tensors) -> None, raising MXNetError; see explain
         self.params = dict(params or {})
         for pname, p in self.params.items():
             p.name = pname
@@ -248,10 +264,11 @@ class Operator:
         self.aliases = []
         self.doc = doc if doc is not None else (fn.__doc__ or "")
         self.lowering = None              # attrs -> function of tensors, see lower()
-        self._cache = {}
+        # the operator's one cache: raw attributes (keywords, or the generated functions'
+        # positional values) -> Entry(attributes, kernels, input count)
+        self._entries = {}
+        self._plain = None                # the Entry of a call without attributes
         self._defaults = {k: p.default for k, p in self.params.items() if not p.required}
-        # fast paths for imperative calls: the attributes of a call with no keywords (None
-        # when some attribute is required) and the input count when it never varies
         self.default_attrs = None if len(self._defaults) < len(self.params) else dict(self._defaults)
         self.arity = None
         if not callable(inputs) and not callable(aux) and not variadic:
@@ -305,14 +322,9 @@ class Operator:
         """Parse keyword attributes (Python values or JSON strings) into a full dict.
 
         Unknown names, missing required ones and unreadable values raise MXNetError as
-        MXNet does, naming the operator and listing its arguments."""
-        try:
-            key = tuple(kwargs.items())
-            hit = self._cache.get(key)
-            if hit is not None:
-                return hit
-        except TypeError:
-            key = None
+        MXNet does, naming the operator and listing its arguments. Not cached: callers use
+        :meth:`entry`, which calls this for attributes it has not seen (an Operator
+        subclass with free-form attributes, such as ``Custom``, overrides this)."""
         attrs = dict(self._defaults)
         for k, v in kwargs.items():
             if v is _Null:
@@ -333,16 +345,75 @@ class Operator:
                 if k not in attrs:
                     raise MXNetError("Required parameter %s of %s is not presented, in operator %s"
                                      % (k, p.type_name, self.call_repr(kwargs)))
-        if key is not None and len(self._cache) < 4096:
-            self._cache[key] = attrs
         return attrs
 
+    # -- the cache of calls
+    def entry(self, raw):
+        """The :class:`Entry` for raw keyword attributes (Python values or JSON strings),
+        from the operator's cache when it has seen them (unhashable values are parsed
+        each time)."""
+        try:
+            key = tuple(raw.items())
+            hit = self._entries.get(key)
+        except TypeError:
+            return self.new_entry(raw)
+        if hit is None:
+            hit = remember(self._entries, key, self.new_entry(raw))
+        return hit
+
+    def lookup(self, values, raw=None):
+        """The :class:`Entry` for the attribute arguments of a generated ``mx.nd`` function,
+        by position (``_Null`` for those not given): its fast path keeps no keyword dict.
+        TypeError for an unhashable value (the caller passes keywords instead). A caller
+        whose values are hashable stand-ins of the attributes gives the keywords as ``raw``."""
+        key = (_POSITIONAL,) + values
+        hit = self._entries.get(key)
+        if hit is None:
+            if raw is None:
+                names = [p for p in self.param_names if p != self.variadic]
+                hit = self.entry({k: v for k, v in zip(names, values) if v is not _Null})
+            else:
+                hit = self.new_entry(raw)
+            remember(self._entries, key, hit)
+        return hit
+
+    def new_entry(self, raw):
+        """A new :class:`Entry` for raw attributes, not cached."""
+        attrs = self.parse_attrs(raw)
+        return Entry(raw, attrs, len(self.input_names(attrs)))
+
+    def _plain_entry(self):
+        self._plain = self.entry({})
+        return self._plain
+
+    def kernel(self, attrs, is_train=False):
+        """The operator's kernel for fixed attributes: a function of the input tensors.
+
+        It is the lowering for those attributes when the operator has one (the attribute
+        work done once, see :meth:`lower`), else the implementation with the attributes
+        bound; mode-dependent operators get ``is_train`` bound too."""
+        if self.mode_dependent:
+            attrs = dict(attrs, is_train=bool(is_train))
+        low = self.lower(attrs)
+        if low is not None:
+            return low
+        if not attrs:
+            return self.fn
+        return functools.partial(self.fn, **attrs)
+
+    def _build(self, entry):
+        """Fill ``entry.kernels``, (predict-mode kernel, train-mode kernel), and for an
+        operator that does not depend on the mode, ``entry.kernel``, its one kernel."""
+        k = self.kernel(entry.attrs, False)
+        entry.kernels = (k, self.kernel(entry.attrs, True) if self.mode_dependent else k)
+        if not self.mode_dependent:
+            entry.kernel = k
+        return entry.kernels
+
     def lowered(self, kwargs):
-        """(parsed attributes, lowered function or None, number of inputs) for a call's
-        keywords: what mx.nd's generated functions run on their fast path (they keep it,
-        by their attribute arguments)."""
-        attrs = self.parse_attrs(kwargs)
-        return attrs, self.lower(attrs), len(self.input_names(attrs))
+        """(parsed attributes, lowered function or None, number of inputs) for a call's keywords."""
+        e = self.entry(kwargs)
+        return e.attrs, self.lower(e.attrs), e.n
 
     def format_attrs(self, attrs):
         """Attribute strings as MXNet writes them into JSON, for the given (non-default) values."""
@@ -374,6 +445,202 @@ class Operator:
     def __call__(self, *tensors, **attrs):
         """Run the torch implementation on tensors with parsed attributes."""
         return self.fn(*tensors, **attrs)
+
+    def call(self, inputs, raw=None, out=None, entry=None, trace=None):
+        """Run the operator on arrays: the one way an operator runs on NDArrays.
+
+        ``mx.nd.<op>``, ``mx.sym.<op>``, NDArray's arithmetic, indexing and ``reshape``
+        all come here. In order:
+
+        1. the tracing hook (``trace``, else ``core.TRACING.hook`` while a block is traced)
+           gets the call and makes a graph node instead;
+        2. the cache entry for the raw attributes gives (attributes, kernels, input count);
+        3. the recording rule: outside ``autograd.record()`` inputs are detached;
+        4. the kernel runs (the train-mode one when training); if it fails, the check rule
+           explains the failure (:meth:`explain`) and one error is raised.
+
+        ``raw`` holds keyword attributes (Python values or JSON strings); ``entry`` a
+        cache entry already found (the generated functions' fast path)."""
+        if _ACTIVE.count or trace is not None:
+            hook = trace or _TRACING.hook
+            if hook is not None:
+                return hook(self, inputs, (raw or {}) if entry is None else entry.raw, out)
+        if entry is None:
+            if raw:
+                try:
+                    entry = self._entries[tuple(raw.items())]
+                except (KeyError, TypeError):
+                    entry = self.entry(raw)
+            else:
+                entry = self._plain or self._plain_entry()
+        kernel = entry.kernel or self._mode_kernel(entry)
+        n = entry.n
+        a = None
+        try:  # the common arities without a loop; any other input list takes the general path
+            if n == 1:
+                x, = inputs
+                a = x._t
+                if a.requires_grad and not _STATE.recording:
+                    a = a.detach()
+                res = kernel(a)
+            elif n == 2:
+                x, y = inputs
+                a, b = x._t, y._t
+                if (a.requires_grad or b.requires_grad) and not _STATE.recording:
+                    a, b = a.detach(), b.detach()
+                res = kernel(a, b)
+            elif n == 3:
+                x, y, z = inputs
+                a, b, c = x._t, y._t, z._t
+                if (a.requires_grad or b.requires_grad or c.requires_grad) and not _STATE.recording:
+                    a, b, c = a.detach(), b.detach(), c.detach()
+                res = kernel(a, b, c)
+            else:
+                return self._general(entry, kernel, inputs, out)
+        except Exception as err:  # pylint: disable=broad-except
+            if a is None:  # an input list the fast path does not take (None, not an NDArray, longer)
+                return self._general(entry, kernel, inputs, out)
+            raise self.explain(entry.attrs, [x._t for x in inputs], err) from None
+        if type(res) is _Tensor and out is None:  # pylint: disable=unidiomatic-typecheck
+            arr = _new(_ARRAY)
+            arr._t = res
+            return arr
+        return _WRAP(res, out)
+
+    def _general(self, entry, kernel, inputs, out):
+        """``call`` for any other input list: optional inputs left out, wrong types explained."""
+        res = self._run(entry, kernel, self._tensors(entry, inputs))
+        if out is None and type(res) is _Tensor:  # pylint: disable=unidiomatic-typecheck
+            arr = _new(_ARRAY)
+            arr._t = res
+            return arr
+        return _WRAP(res, out)
+
+    def _run(self, entry, kernel, ts):
+        """The kernel on tensors gathered by the general path (the recording rule applied)."""
+        if not _STATE.recording:
+            for t in ts:
+                if t is not None and t.requires_grad:
+                    ts = [None if x is None else x.detach() for x in ts]
+                    break
+        try:
+            return kernel(*ts)
+        except Exception as err:  # pylint: disable=broad-except
+            raise self.explain(entry.attrs, ts, err) from None
+
+    def _mode_kernel(self, entry):
+        """The kernel of an entry of a mode-dependent operator, for the current mode (and
+        the kernels of a new entry)."""
+        kernels = entry.kernels or self._build(entry)
+        return kernels[_STATE.training]
+
+    def run(self, attrs, tensors, is_train=False):
+        """Run the kernel for ``attrs`` on tensors (a graph's node-by-node modes), with a
+        failure explained as :meth:`call` does."""
+        try:
+            return self.kernel(attrs, is_train)(*tensors)
+        except Exception as err:  # pylint: disable=broad-except
+            raise self.explain(attrs, tensors, err) from None
+
+    def _tensors(self, entry, inputs):
+        """The torch tensors of the declared inputs, checking their count and types."""
+        n = entry.n
+        names = self.input_names(entry.attrs)
+        if len(inputs) > n:  # optional inputs not given are dropped, as MXNet's generated functions do
+            inputs = tuple(x for x in inputs if x is not None)
+        if len(inputs) < n:
+            inputs = tuple(inputs) + (None,) * (n - len(inputs))
+        ts = []
+        for i in range(n):
+            x = inputs[i]
+            if isinstance(x, _ARRAY):
+                ts.append(x._t)
+            elif x is None:
+                raise MXNetError("Operator %s expects %d inputs (%s) but input '%s' was not given"
+                                 % (self.name, n, ", ".join(names), names[i]))
+            else:
+                raise TypeError("Operator %s: input '%s' must be an NDArray, got %s"
+                                % (self.name, names[i], type(x).__name__))
+        extra = [x for x in inputs[n:] if x is not None]
+        if extra:
+            raise MXNetError("Operator %s expects %d inputs (%s) but %d were given"
+                             % (self.name, n, ", ".join(names), n + len(extra)))
+        return ts
+
+    # -- errors
+    def explain(self, attrs, tensors, err):
+        """The one error to report when a kernel failed with ``err``.
+
+        The kernel is not run again: the operator's check rule looks at the inputs'
+        shapes and dtypes only (by default the implementation runs on shape-only 'meta'
+        copies of them, so nothing is computed and no state, such as BatchNorm's running
+        statistics, is written) and gives MXNet's message when it finds the mistake.
+        Otherwise the kernel's own MXNetError stands, and a torch error becomes an
+        MXNetError naming the operator and the input shapes."""
+        if self.mode_dependent and "is_train" not in attrs:
+            attrs = dict(attrs, is_train=_STATE.training)
+        if self.lowering is not None or self.check is not None:
+            try:
+                self.check_inputs(attrs, tensors)
+            except MXNetError as e:
+                return e
+            if self.check is not None:
+                return err  # the operator's own rule found nothing: its kernel's error stands
+        if isinstance(err, MXNetError):
+            return err
+        if isinstance(err, (RuntimeError, ValueError, IndexError, TypeError)):
+            return shape_error(self, attrs, tensors, err)
+        return err
+
+    def check_inputs(self, attrs, tensors):
+        """Run the check rule on input tensors: MXNetError when they do not fit ``attrs``.
+
+        Without a registered rule the implementation runs on meta tensors (shapes and
+        dtypes, no data): it raises MXNet's errors where the implementation checks, and
+        an operator that needs values cannot be checked this way (nothing is raised)."""
+        if self.check is not None:
+            self.check(attrs, tensors)
+            return
+        metas = [t if not isinstance(t, torch.Tensor) else torch.empty_like(t, device="meta") for t in tensors]
+        try:
+            with torch.no_grad():
+                self.fn(*metas, **attrs)
+        except MXNetError:
+            raise
+        except (RuntimeError, ValueError, IndexError, TypeError, NotImplementedError):
+            return  # the meta run cannot tell (values needed, or torch's own check): the kernel's error stands
+
+
+class Entry:
+    """One cached call form of an operator: the raw attributes it was called with, the
+    parsed attributes, the number of inputs they give, and the kernels (predict, train),
+    made on first run (``kernel``: the one kernel of an operator that has no modes)."""
+    __slots__ = ("raw", "attrs", "n", "kernels", "kernel")
+
+    def __init__(self, raw, attrs, n):
+        self.raw = dict(raw)
+        self.attrs = attrs
+        self.n = n
+        self.kernels = None
+        self.kernel = None
+
+    def __repr__(self):
+        return "<Entry %r>" % (self.attrs,)
+
+
+_POSITIONAL = object()  # marks the keys of Operator.lookup
+_new = object.__new__
+_Tensor = torch.Tensor
+_ARRAY = None  # the array type of Operator.call's results and how to wrap several (set_array_type)
+_WRAP = None
+
+
+def set_array_type(array_type, wrap):
+    """Called once by ``neogluon.ndarray``: the class of the arrays operators return (an
+    array is an object holding a torch tensor as ``_t``) and ``wrap(result, out)`` for
+    results with several outputs or an ``out=`` array."""
+    global _ARRAY, _WRAP  # pylint: disable=global-statement
+    _ARRAY, _WRAP = array_type, wrap
 
 
 _REGISTRY = {}
@@ -411,20 +678,61 @@ def lowering(name):
     return deco
 
 
+def check_rule(name):
+    """Decorator: register the check rule of operator ``name``: ``(attrs, input tensors)
+    -> None``, raising MXNetError with MXNet's message when the inputs do not fit. It runs
+    when a kernel fails (see :meth:`Operator.explain`); without one the implementation
+    is run on meta tensors instead. Equivalent to ``register(..., check=rule)``."""
+    def deco(rule):
+        get(name).check = rule
+        return rule
+    return deco
+
+
+class NotCovered(Exception):
+    """Raised by a shape rule for a case it leaves to the meta run (unusual attributes, an
+    error to explain in MXNet's words)."""
+
+
+def require(condition):
+    """In a shape rule: NotCovered unless ``condition`` holds."""
+    if not condition:
+        raise NotCovered()
+
+
+def same_shape(attrs, shapes):
+    """The shape rule of an operator with one output of the data's shape (a norm only
+    without its mean/var outputs)."""
+    require(not attrs.get("output_mean_var"))
+    return [shapes[0]]
+
+
 def shape_rule(name):
     """Decorator: register a forward shape rule for operator ``name``: ``(attrs, input
     shapes) -> visible output shapes``, used by graph inference instead of running the
-    operator on meta tensors (see ``shapes.py``)."""
+    operator on meta tensors; a rule lives beside its operator and raises NotCovered (``require``)
+    for a case it leaves to the meta run."""
     def deco(rule):
         get(name).infer_shape_fn = rule
         return rule
     return deco
 
 
+_LISTENERS = []  # functions (name, op) told of every registration: mx.nd and mx.sym generate theirs
+
+
+def on_register(listener):
+    """Call ``listener(name, op)`` for every operator name registered from now on (after
+    import, too: an operator registered late still gets its mx.nd and mx.sym functions)."""
+    _LISTENERS.append(listener)
+
+
 def _add(name, op):
     if name in _REGISTRY:
         raise MXNetError("operator %s is registered twice" % name)
     _REGISTRY[name] = op
+    for listener in _LISTENERS:
+        listener(name, op)
 
 
 def alias(name, op):
@@ -458,16 +766,6 @@ def items():
 
 
 # ----------------------------------------------------------------------------- helpers for implementations
-def run_checked(op, attrs, tensors, fn=None):
-    """Call an implementation, turning a torch error into MXNetError naming the op and shapes."""
-    try:
-        return (fn or op.fn)(*tensors, **attrs)
-    except MXNetError:
-        raise
-    except (RuntimeError, ValueError, IndexError, TypeError) as e:
-        raise shape_error(op, attrs, tensors, e) from None
-
-
 def shape_error(op, attrs, tensors, err):
     names = op.input_names(attrs)
     parts = []

@@ -6,13 +6,14 @@ Axes may be negative; where MXNet 1.9.1 rejects a negative axis (``transpose``,
 ``reverse``) neogluon accepts it, with numpy's meaning.
 """
 import functools
+import math
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import REQUIRED, Bool, Float, Int, Shape, Str, lowering, register
+from .registry import REQUIRED, Bool, Float, Int, Shape, Str, lowering, register, remember, require, shape_rule
 
 __all__ = ["IntOrNone", "norm_axis", "op_error", "infer_reshape"]
 
@@ -169,9 +170,8 @@ def _lower_reshape(*, shape, reverse, target_shape, keep_highest):
     def run(data):
         out = plans.get(data.shape)
         if out is None:
-            out = infer_reshape(data.shape, shape, reverse, target_shape, keep_highest)
-            if len(plans) < 64:
-                plans[data.shape] = out
+            out = remember(plans, data.shape, infer_reshape(data.shape, shape, reverse, target_shape,
+                                                            keep_highest))
         return torch.reshape(data, out)  # the function: ~0.7 us faster than the method with a tuple
     return run
 
@@ -580,3 +580,44 @@ def diag(data, *, k, axis1, axis2):
     if (k > 0 and k >= data.shape[a2]) or (k < 0 and -k >= data.shape[a1]):
         raise op_error("diag", "diagonal k=%d does not exist" % k, data.shape)
     return torch.diagonal(data, k, a1, a2).clone()
+
+# ----------------------------------------------------------------------------- shape rules
+# output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)
+def _flatten_shape(attrs, shapes):
+    data = shapes[0]
+    return [(data[0], math.prod(data[1:])) if data else (1, 1)]
+
+
+def _reshape_shape(attrs, shapes):
+    return [infer_reshape(shapes[0], attrs["shape"], attrs["reverse"], attrs["target_shape"],
+                          attrs["keep_highest"])]
+
+
+def _concat_shape(attrs, shapes):
+    first = shapes[0]
+    dim = attrs["dim"] % len(first)
+    require(all(len(s) == len(first) and all(x == y for i, (x, y) in enumerate(zip(s, first)) if i != dim)
+                 for s in shapes))
+    return [tuple(first[:dim]) + (sum(s[dim] for s in shapes),) + tuple(first[dim + 1:])]
+
+
+def _transpose_shape(attrs, shapes):
+    data, axes = shapes[0], attrs["axes"]
+    if not axes:
+        return [tuple(reversed(data))]
+    require(sorted(a % len(data) for a in axes) == list(range(len(data))))
+    return [tuple(data[a] for a in axes)]
+
+
+def _expand_dims_shape(attrs, shapes):
+    data, axis = shapes[0], attrs["axis"]
+    require(-len(data) - 1 <= axis <= len(data))
+    axis %= len(data) + 1
+    return [tuple(data[:axis]) + (1,) + tuple(data[axis:])]
+
+
+shape_rule("Flatten")(_flatten_shape)
+shape_rule("Reshape")(_reshape_shape)
+shape_rule("Concat")(_concat_shape)
+shape_rule("transpose")(_transpose_shape)
+shape_rule("expand_dims")(_expand_dims_shape)

@@ -12,7 +12,7 @@ import numpy as np
 from .. import operator as _operator  # noqa: F401  (registers the operators)
 from ..operator import registry as _registry
 from ..ndarray import register as _register
-from .symbol import Symbol, var, Variable, Group, create as _create
+from .symbol import Symbol, var, Variable, Group, compose as _compose, create as _create
 from .json import load, load_json
 from . import random
 
@@ -30,19 +30,20 @@ _internal = _submodule("_internal", "mx.sym._internal: every registry operator, 
 _SUBMODULES = {"contrib": contrib, "linalg": linalg, "image": image, "sparse": sparse, "random": random}
 
 
-def _populate():
-    """A symbol function for every registered name (and short names in sub-namespaces)."""
-    for name, operator in _registry.items():
-        fn = _register.make_function(operator, name, _create, symbolic=True)
-        _internal.__dict__[name] = fn
-        op.__dict__[name] = fn
-        globals().setdefault(name, fn)
-        ns, short = _register.namespace_of(name)
-        if ns in _SUBMODULES and short not in _SUBMODULES[ns].__dict__:
-            _SUBMODULES[ns].__dict__[short] = _register.make_function(operator, short, _create, symbolic=True)
+def _add(name, operator):
+    """The symbol function of a registered name (and its short name in a sub-namespace)."""
+    fn = _register.make_function(operator, name, compose=_compose)
+    _internal.__dict__[name] = fn
+    op.__dict__[name] = fn
+    globals().setdefault(name, fn)
+    ns, short = _register.namespace_of(name)
+    if ns in _SUBMODULES and short not in _SUBMODULES[ns].__dict__:
+        _SUBMODULES[ns].__dict__[short] = _register.make_function(operator, short, compose=_compose)
 
 
-_populate()
+for _name, _op in _registry.items():
+    _add(_name, _op)
+_registry.on_register(_add)  # operators registered later get their function too
 Custom = op.Custom = _internal.Custom = _operator.custom.symbol_custom(_create)  # inputs named by the prop
 
 

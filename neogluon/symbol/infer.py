@@ -1,6 +1,6 @@
 """Shape and dtype inference for symbols (``infer_shape``, ``infer_shape_partial``, ``infer_type``).
 
-Forward inference applies the operator's shape rule (``operator/shapes.py``) when it has
+Forward inference applies the operator's shape rule (``@shape_rule``, beside the operator) when it has
 one and the case is covered, else runs its registry implementation on torch ``meta``
 tensors (shapes and dtypes, no data).
 Backward inference fills argument shapes from data shapes through each operator's
@@ -139,7 +139,7 @@ class _Graph:
             probe = [tuple(sizes.get((i, d), n) for d, n in enumerate(s)) for i, s in enumerate(shapes)]
             try:
                 outs = abstract_outputs(node, probe, dtypes)[0]
-            except Exception:  # pylint: disable=broad-except
+            except MXNetError:  # the probe sizes do not fit the operator: no links, the dims stay unknown
                 self.links[id(node)] = []
                 return
             runs.append((outs, {v: u for u, v in sizes.items()}))
@@ -266,16 +266,25 @@ def abstract_outputs(node, shapes, dtypes):
     op, attrs = node.op, node.parsed
     rule = op.infer_shape_fn
     if rule is not None:
-        try:
-            derived = (op.infer_args(attrs, [shapes[0]] + [None] * (len(shapes) - 1))
-                       if op.infer_args is not None and shapes else [None] * len(shapes))
-            if all(e is None or tuple(e) == tuple(s) for e, s in zip(derived[1:], shapes[1:])):
-                out_shapes = [tuple(int(d) for d in s) for s in rule(attrs, [tuple(s) for s in shapes])]
-                return out_shapes, _out_dtypes(node, dtypes, len(out_shapes))
-        except Exception:  # pylint: disable=broad-except
-            pass  # a case the rule does not cover: the meta run decides, or explains the error
+        out_shapes = _ruled(op, attrs, shapes)
+        if out_shapes is not None:
+            return out_shapes, _out_dtypes(node, dtypes, len(out_shapes))
     outs = run_abstract(node, shapes, dtypes)
     return [tuple(o.shape) for o in outs], [np_dtype(o.dtype) for o in outs]
+
+
+def _ruled(op, attrs, shapes):
+    """The output shapes by the operator's shape rule, or None for a case the rule does not
+    cover (its error, or inputs other than those its infer_args derives): the meta run of
+    the implementation then decides, and explains an error in MXNet's words."""
+    try:
+        derived = (op.infer_args(attrs, [shapes[0]] + [None] * (len(shapes) - 1))
+                   if op.infer_args is not None and shapes else [None] * len(shapes))
+        if not all(e is None or tuple(e) == tuple(s) for e, s in zip(derived[1:], shapes[1:])):
+            return None
+        return [tuple(int(d) for d in s) for s in op.infer_shape_fn(attrs, [tuple(s) for s in shapes])]
+    except Exception:  # pylint: disable=broad-except  (a rule's NotCovered, or its own error)
+        return None  # a rule never reports: the meta run below decides, or words the error
 
 
 def _call(node, tensors):
@@ -292,12 +301,12 @@ def run_abstract(node, shapes, dtypes):
         return _call(node, [torch.empty(s, dtype=torch_dtype(d), device="meta") for s, d in zip(shapes, dtypes)])
     except MXNetError as e:
         raise _node_error(node, shapes, e) from None
-    except Exception:  # pylint: disable=broad-except
-        pass  # the operator needs values (or has no meta kernel): try real zeros
+    except (NotImplementedError, RuntimeError, ValueError, IndexError, TypeError):
+        pass  # the operator needs values (or has no meta kernel): it runs on zeros below
     try:
         with torch.no_grad():
             return _call(node, [torch.zeros(s, dtype=torch_dtype(d)) for s, d in zip(shapes, dtypes)])
-    except Exception as e:  # pylint: disable=broad-except
+    except (MXNetError, NotImplementedError, RuntimeError, ValueError, IndexError, TypeError) as e:
         raise _node_error(node, shapes, e) from None
 
 

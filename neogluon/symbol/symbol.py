@@ -53,7 +53,7 @@ class Node:
     def parsed(self):
         """The operator's attributes parsed by the registry (computed once)."""
         if self._parsed is None:
-            self._parsed = self.op.parse_attrs(self.attrs)
+            self._parsed = self.op.entry(self.attrs).attrs
         return self._parsed
 
     def set_attr(self, key, value):
@@ -270,15 +270,7 @@ class Symbol:
         from .infer import infer_type
         return infer_type(self, args, kwargs)
 
-    def bind(self, ctx, args, args_grad=None, grad_req="write", aux_states=None, group2ctx=None,
-             shared_exec=None):
-        from ..executor import bind
-        return bind(self, ctx, args, args_grad, grad_req, aux_states)
-
-    def simple_bind(self, ctx, grad_req="write", type_dict=None, stype_dict=None, group2ctx=None,
-                    shared_arg_names=None, shared_exec=None, shared_buffer=None, **kwargs):
-        from ..executor import simple_bind
-        return simple_bind(self, ctx, grad_req, type_dict, kwargs)
+    # bind and simple_bind are installed by neogluon.executor (which builds on Symbol)
 
     def eval(self, ctx=None, **kwargs):
         """Bind the given arrays, run forward in predict mode and return the outputs."""
@@ -498,6 +490,14 @@ def _attr_string(key, value):
     return str(value)
 
 
+def compose(name, attr, hint):
+    """The tracing hook a generated ``mx.sym.<op>`` function gives ``Operator.call``: the
+    call becomes a Symbol node (see :func:`create`) named after ``name`` or ``hint``."""
+    def hook(op, inputs, kwargs, out):  # pylint: disable=unused-argument
+        return create(op, inputs, kwargs, name, attr, hint)
+    return hook
+
+
 def create(op, inputs, kwargs, name, attr, hint):
     """Apply ``op`` to symbols: what every generated ``mx.sym.<op>`` function calls.
 
@@ -507,7 +507,7 @@ def create(op, inputs, kwargs, name, attr, hint):
     sym_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
     strings = _dunder(_attribute.current().get(attr))
     strings.update((k, _attr_string(k, v)) for k, v in kwargs.items() if k not in sym_kwargs)
-    parsed = op.parse_attrs(strings)
+    parsed = op.entry(strings).attrs
     node = Node(op, _name.current().get(name, hint.lower()), strings)
     node._parsed = parsed
     if op.variadic:

@@ -1,0 +1,203 @@
+"""The one dispatch path (``Operator.call``): tracing parameter arithmetic, errors raised
+once, no second run of a failing graph, and the per-operator cache."""
+import json
+
+import numpy as np
+import pytest
+
+import neogluon as mx
+from neogluon import gluon, nd
+from neogluon.operator import registry
+
+
+class _Scaled(gluon.HybridBlock):
+    """Overrides ``forward`` and computes with its parameter's data: arithmetic, indexing
+    and reshape on ``self.scale.data()`` must become graph nodes when hybridized."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.scale = self.params.get("scale", shape=(2, 3), init=mx.init.Constant(1.5))
+
+    def forward(self, x):  # pylint: disable=arguments-differ
+        s = self.scale.data()
+        y = x * (s * 2)
+        y = y + s[0] - s[1:2] + (1 - s[:, 1:]).reshape((0, -1)).sum(axis=1, keepdims=True)
+        return y / (s.reshape((3, 2)).reshape((2, 3)) + 1)
+
+
+def _reference(x, s):
+    y = x * (s * 2)
+    y = y + s[0] - s[1:2] + (1 - s[:, 1:]).reshape(2, -1).sum(axis=1, keepdims=True)
+    return y / (s + 1)
+
+
+def test_parameter_arithmetic_is_traced_and_exported(tmp_path):
+    block = _Scaled(prefix="scaled_")
+    block.initialize()
+    block.scale.set_data(nd.array(np.arange(6, dtype=np.float32).reshape(2, 3) / 4))
+    x = nd.array(np.random.RandomState(0).uniform(-1, 1, (2, 3)))
+    expected = _reference(x.asnumpy(), block.scale.data().asnumpy())
+    imperative = block(x).asnumpy()
+    np.testing.assert_allclose(imperative, expected, rtol=1e-6)
+    block.hybridize()
+    np.testing.assert_allclose(block(x).asnumpy(), expected, rtol=1e-6)
+    # the traced graph reads the parameter: a new value changes the hybridized result
+    block.scale.set_data(block.scale.data() * 3)
+    np.testing.assert_allclose(block(x).asnumpy(), _reference(x.asnumpy(), block.scale.data().asnumpy()),
+                               rtol=1e-6)
+    block.export(str(tmp_path / "scaled"))
+    graph = json.loads((tmp_path / "scaled-symbol.json").read_text())
+    ops = {n["op"] for n in graph["nodes"]}
+    assert {"_mul_scalar", "broadcast_mul", "slice", "squeeze", "Reshape"} <= ops
+    loaded = gluon.SymbolBlock.imports(str(tmp_path / "scaled-symbol.json"), ["data"],
+                                       str(tmp_path / "scaled-0000.params"))
+    np.testing.assert_allclose(loaded(x).asnumpy(), block(x).asnumpy(), rtol=1e-6)
+
+
+def test_parameter_gradient_through_traced_arithmetic():
+    block = _Scaled()
+    block.initialize()
+    x = nd.ones((2, 3))
+    grads = []
+    for hybrid in (False, True):
+        if hybrid:
+            block.hybridize()
+        with mx.autograd.record():
+            y = block(x).sum()
+        y.backward()
+        grads.append(block.scale.grad().asnumpy().copy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-5)
+
+
+def test_advanced_index_of_parameter_data_is_refused_when_traced():
+    class Picked(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            self.w = self.params.get("w", shape=(3, 2))
+
+        def forward(self, x):  # pylint: disable=arguments-differ
+            return x + self.w.data()[[0, 2]]
+    block = Picked()
+    block.initialize()
+    x = nd.ones((2, 2))
+    assert block(x).shape == (2, 2)
+    block.hybridize()
+    with pytest.raises(mx.base.NotImplementedForSymbol, match="only integers and slices"):
+        block(x)
+
+
+def test_an_operator_error_is_raised_once_with_mxnet_words():
+    a = nd.ones((2, 3))
+    with pytest.raises(mx.MXNetError, match=r"broadcast_add.*\(2, 3\).*\(4, 3\)"):
+        a + nd.ones((4, 3))  # pylint: disable=expression-not-assigned
+    # an operator with a lowering: its check rule (the implementation on meta tensors) words it
+    with pytest.raises(mx.MXNetError, match="FullyConnected"):
+        nd.FullyConnected(nd.ones((2, 5)), nd.ones((4, 3)), nd.ones((4,)), num_hidden=4)
+    with pytest.raises(mx.MXNetError, match="Convolution"):
+        nd.Convolution(nd.ones((1, 3, 8, 8)), nd.ones((4, 2, 3, 3)), nd.ones((4,)), kernel=(3, 3),
+                       num_filter=4)
+
+
+def test_failing_train_graph_does_not_update_batchnorm_twice():
+    """A train-mode graph that fails after its BatchNorm is explained on meta tensors: the
+    BatchNorm runs once on data (the failed run), never a second time."""
+    op = registry.get("BatchNorm")
+    original, runs = op.fn, []
+
+    def counting(*args, **kwargs):
+        runs.append(args[0].device.type)
+        return original(*args, **kwargs)
+    data, w = mx.sym.var("data"), mx.sym.var("w")
+    net = mx.sym.dot(mx.sym.BatchNorm(data, name="bn"), w, name="prod")
+    x = np.random.RandomState(1).uniform(0, 4, (4, 3)).astype(np.float32)
+    args = {"data": nd.array(x), "w": nd.ones((5, 7)), "bn_gamma": nd.ones((3,)), "bn_beta": nd.zeros((3,))}
+    aux = {"bn_moving_mean": nd.zeros((3,)), "bn_moving_var": nd.ones((3,))}
+    op.fn = counting
+    try:
+        ex = net.bind(mx.cpu(), args, aux_states=aux)
+        with pytest.raises(mx.MXNetError, match=r"node prod.*\(4, 3\).*\(5, 7\)") as info:
+            ex.forward(is_train=True)
+    finally:
+        op.fn = original
+    assert str(info.value).count("Error in node") == 1  # reported once
+    assert runs == ["cpu", "meta"]  # the run that failed, then the check on shapes only
+    np.testing.assert_array_equal(aux["bn_moving_mean"].asnumpy(), np.zeros(3))
+
+
+def test_one_cache_entry_per_raw_attributes():
+    op = registry.get("sum")
+    x = nd.ones((2, 3))
+    nd.sum(x, axis=1)
+    e1 = op.entry({"axis": 1})
+    assert op.entry({"axis": 1}) is e1 and e1.attrs["axis"] == (1,)
+    assert op.parse_attrs({"axis": 1}) == e1.attrs  # the parser itself (overridable) is not cached
+    # a keyword call, a positional call and a method call share the operator's entries
+    before = len(op._entries)
+    for _ in range(3):
+        nd.sum(x, axis=0)
+        x.sum(axis=0)
+    assert len(op._entries) <= before + 2
+    assert len(op._entries) <= registry.CACHE_SIZE
+
+
+def test_register_keeps_its_keywords_and_takes_a_check_rule():
+    """The registration API other operator files use is unchanged; ``check=`` is new."""
+    seen = []
+
+    def check(attrs, tensors):
+        seen.append(tuple(t.shape for t in tensors))
+        if tensors[0].shape[-1] != attrs["width"]:
+            raise mx.MXNetError("_test_widened: data %s does not have width %d"
+                                % (tuple(tensors[0].shape), attrs["width"]))
+
+    name = "_test_widened"
+    if not registry.exists(name):
+        @registry.register(name, inputs=("data",), params=dict(width=registry.Int()), check=check)
+        def widened(data, *, width):
+            return data.reshape(-1, width) * 2
+
+        @registry.shape_rule(name)
+        def _rule(attrs, shapes):
+            return [(int(np.prod(shapes[0])) // attrs["width"], attrs["width"])]
+    op = registry.get(name)
+    assert op.infer_shape_fn is not None and op.check is check
+    y = op.call((nd.ones((2, 4)),), {"width": 4})
+    np.testing.assert_array_equal(y.asnumpy(), np.full((2, 4), 2.0))
+    assert not seen  # the check runs only when the kernel fails
+    with pytest.raises(mx.MXNetError, match="does not have width 3"):
+        op.call((nd.ones((2, 4)),), {"width": 3})
+    assert seen == [((2, 4),)]
+    s = mx.sym.var("d")
+    assert op.call((s,), {"width": 4}, trace=mx.sym.symbol.compose(None, None, name)).list_arguments() == ["d"]
+    # registered after import: mx.nd and mx.sym still get its generated functions
+    np.testing.assert_array_equal(mx.nd._test_widened(nd.ones((2, 4)), width=2).asnumpy(), np.full((4, 2), 2.0))
+    assert mx.sym._internal._test_widened(s, width=4).list_arguments() == ["d"]
+    assert mx.nd.op._test_widened is mx.nd._test_widened
+
+
+def test_old_generator_signatures_still_work():
+    """make_function(op, fname, invoke) and (op, fname, create, symbolic=True), as
+    operator code written before Operator.call calls them."""
+    from neogluon.ndarray import register as gen
+    from neogluon.symbol.symbol import create
+    relu = registry.get("relu")
+    nd_fn = gen.make_function(relu, "relu", nd.ndarray.invoke)
+    np.testing.assert_array_equal(nd_fn(nd.array([-1.0, 2.0])).asnumpy(), [0.0, 2.0])
+    sym_fn = gen.make_function(relu, "relu", create, symbolic=True)
+    assert sym_fn(mx.sym.var("x"), name="r").name == "r"
+
+
+def test_gradient_buffer_views_see_later_gradients():
+    """``.grad`` takes torch's gradient tensor until a view of it is taken; a reshape view
+    or a detached array taken before a backward sees the next gradient."""
+    x = nd.ones((4, 6))
+    x.attach_grad()
+    assert repr(x.grad).endswith("<NDArray 4x6 @cpu(0)>") and isinstance(x.grad, nd.NDArray)
+    flat, detached = x.grad.reshape((-1,)), x.grad.detach()
+    for scale in (2.0, 3.0):
+        with mx.autograd.record():
+            y = (x * scale).sum()
+        y.backward()
+        np.testing.assert_array_equal(flat.asnumpy(), np.full(24, scale))
+        np.testing.assert_array_equal(detached.asnumpy(), np.full((4, 6), scale))
