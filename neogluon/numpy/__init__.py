@@ -338,8 +338,9 @@ def ravel(x, order="C"):
 def broadcast_to(array, shape):  # pylint: disable=redefined-outer-name
     if not shape:
         return array.reshape(()) if array.size == 1 else broadcast_to(array, (1,))
-    if array.ndim == 0:
-        array = array.reshape(1)
+    shape = _shape(shape)
+    if array.ndim < len(shape):  # NumPy's rule: missing leading axes are 1
+        array = array.reshape((1,) * (len(shape) - array.ndim) + array.shape)
     return _call("broadcast_to", (array,), dict(shape=_shape(shape)))
 
 

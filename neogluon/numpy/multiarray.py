@@ -40,7 +40,7 @@ class ndarray(NDArray):  # pylint: disable=invalid-name
     def grad(self):
         """The gradient buffer, as an ``mx.np.ndarray`` over the same memory."""
         g = getattr(self, "_grad", None)
-        return None if g is None else _view(g)
+        return None if g is None else _view(g._t)
 
     def __repr__(self):
         s = repr(self.asnumpy())

@@ -40,7 +40,7 @@ def load(file):
 
 
 def _npx(name, op):
-    fn = getattr(_nd, op)
+    fn = getattr(_nd, op, None) or getattr(_nd.contrib, op[len("_contrib_"):])
 
     @_functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -63,7 +63,7 @@ _OPERATORS = {
     "shape_array": "shape_array", "slice": "slice", "roi_pooling": "ROIPooling", "cast": "Cast",
 }
 for _name, _op in _OPERATORS.items():
-    if hasattr(_nd, _op):
+    if hasattr(_nd, _op) or _op.startswith("_contrib_") and hasattr(_nd.contrib, _op[len("_contrib_"):]):
         globals()[_name] = _npx(_name, _op)
         __all__.append(_name)
 

@@ -6,10 +6,12 @@ They differ from the legacy ``broadcast_*``/``_*_scalar`` operators as MXNet's d
 * two arrays of different dtypes are promoted (bool < integers < floats, the wider one
   wins: ``int32 + float16 -> float16``, ``int32 + int64 -> int64``), as MXNet's
   ``_npi_*`` binary operators do; the legacy operators require equal dtypes;
-* an array with a scalar keeps the array's dtype (``int32 + 1.5 -> int32``), except
-  that true division of integers gives float32 and a boolean array becomes float32;
+* an array with a scalar keeps the array's dtype (``int32 + 1.5`` is ``int32 + 1``), except
+  that true division of integers gives float32 and a boolean array becomes int64 (an
+  integer scalar) or float32;
 * comparisons give boolean arrays, not 0/1 in the input dtype;
-* transcendental functions of an integer array give float32.
+* functions of an integer array are computed in float32 and cast back (``np.exp`` of
+  int32 is int32, as MXNet 1.9.1 gives).
 """
 import torch
 
@@ -71,8 +73,9 @@ def true_divide(lhs, rhs):
 
 
 # ----------------------------------------------------------------------------- with a scalar
-def _scalar_value(data, scalar, is_int):
-    return int(scalar) if is_int and not data.is_floating_point() else scalar
+def _scalar_value(data, scalar):
+    """An integer array meets the scalar truncated to an integer (``int32 * 1.5`` is ``int32 * 1``)."""
+    return scalar if data.is_floating_point() else int(scalar)
 
 
 def _keep(data, r):
@@ -97,9 +100,10 @@ _SCALAR_PARAMS = dict(scalar=Float(1.0), is_int=Bool(True))
 def _scalar_op(fn):
     def impl(data, *, scalar, is_int=True):
         if data.dtype == torch.bool:
-            data = data.to(_FLOAT)
-        return _keep(data, fn(data, _scalar_value(data, scalar, is_int)))
-    impl.__doc__ = "An array with a scalar, keeping the array's dtype (a boolean array becomes float32)."
+            data = data.to(torch.int64 if is_int else _FLOAT)
+        return _keep(data, fn(data, _scalar_value(data, scalar)))
+    impl.__doc__ = ("An array with a scalar, keeping the array's dtype (a boolean array becomes int64 with an "
+                    "integer scalar, float32 with a float).")
     return impl
 
 
@@ -130,7 +134,7 @@ def rtrue_divide_scalar(data, *, scalar, is_int=True):
 
 
 # ----------------------------------------------------------------------------- unary
-_FLOAT_UNARY = {  # integer inputs give float32
+_FLOAT_UNARY = {  # computed in float32 for integer inputs, cast back
     "exp": torch.exp, "expm1": torch.expm1, "log": torch.log, "log2": torch.log2, "log10": torch.log10,
     "log1p": torch.log1p, "sqrt": torch.sqrt, "cbrt": lambda x: torch.sign(x) * torch.abs(x) ** (1.0 / 3),
     "sin": torch.sin, "cos": torch.cos, "tan": torch.tan, "arcsin": torch.asin, "arccos": torch.acos,
@@ -146,7 +150,7 @@ _SAME_UNARY = {  # the input's dtype is kept
 
 def _float_unary(fn):
     def impl(x):
-        return fn(_to_float(x))
+        return fn(x) if x.is_floating_point() else fn(x.to(_FLOAT)).to(x.dtype)
     return impl
 
 

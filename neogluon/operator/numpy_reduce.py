@@ -39,7 +39,7 @@ def np_sum(a, *, axis, keepdims, dtype, initial):
     """``np.sum``: the input's dtype unless ``dtype`` is given (booleans sum as int64)."""
     axes = _axes(a, axis, "_np_sum")
     dt = _sum_dtype(a, dtype)
-    r = torch.sum(a.to(dt), dim=axes, keepdim=keepdims) if axes else a.to(dt).clone()
+    r = torch.sum(a.to(dt), dim=axes, keepdim=keepdims).to(dt) if axes else a.to(dt).clone()
     return r + initial if initial is not None else r
 
 
@@ -49,7 +49,7 @@ def np_prod(a, *, axis, keepdims, dtype, initial):
     axes = _axes(a, axis, "_np_prod")
     r = a.to(_sum_dtype(a, dtype))
     for ax in sorted(axes, reverse=True):
-        r = torch.prod(r, dim=ax, keepdim=keepdims)
+        r = torch.prod(r, dim=ax, keepdim=keepdims).to(r.dtype)
     return r * initial if initial is not None else r
 
 
@@ -101,5 +101,5 @@ def np_cumsum(a, *, axis, dtype):
     """``np.cumsum``: over the flattened array without ``axis``."""
     dt = _sum_dtype(a, dtype)
     if axis is None:
-        return torch.cumsum(a.reshape(-1).to(dt), 0)
-    return torch.cumsum(a.to(dt), axis)
+        return torch.cumsum(a.reshape(-1).to(dt), 0).to(dt)
+    return torch.cumsum(a.to(dt), axis).to(dt)

@@ -1,9 +1,11 @@
-"""``_npx_reshape``: MXNet 1.9.1's ``npx.reshape`` with its special codes (different from the
+"""``_npx_reshape`` and ``_contrib_arange_like``. ``_npx_reshape`` is MXNet 1.9.1's ``npx.reshape`` with its special codes (different from the
 legacy ``Reshape``'s): -1 infers, -2 copies a dimension, -3 drops a dimension of size 1,
 -4 copies all remaining dimensions, -5 merges two dimensions, -6 splits one into the two
 values that follow; ``reverse`` reads both shapes (and the codes) from the right."""
 from ..base import MXNetError
-from .registry import Bool, Shape, register
+import torch
+
+from .registry import Bool, Float, Int, Shape, Str, register
 
 __all__ = []
 
@@ -76,3 +78,13 @@ def npx_shape(src, codes, reverse=False, name="_npx_reshape"):
 def npx_reshape(a, *, newshape, reverse):
     """``npx.reshape(a, newshape, reverse)``."""
     return a.reshape(npx_shape(tuple(a.shape), newshape, reverse))
+
+
+@register("_contrib_arange_like", params=dict(start=Float(0.0), step=Float(1.0), repeat=Int(1), ctx=Str(""),
+                                              axis=Int(None)), differentiable=False)
+def arange_like(data, *, start, step, repeat, ctx, axis):
+    """``npx.arange_like`` / ``contrib.arange_like``: ``start + step * (i // repeat)`` over
+    ``data``'s shape (flattened) or along ``axis`` (a 1-d result of that axis' length)."""
+    n = data.numel() if axis is None else data.shape[axis]
+    r = start + step * torch.div(torch.arange(n, device=data.device), repeat, rounding_mode="floor").to(data.dtype)
+    return r.to(data.dtype).reshape(data.shape) if axis is None else r.to(data.dtype)
