@@ -263,9 +263,74 @@ def run(spec):
     return outs, heads, xs
 
 
+GLUON_NET = """
+class Net(gluon.HybridBlock):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.conv = gluon.nn.Conv2D(4, 3, in_channels=2)
+        self.d1 = gluon.nn.Dense(8, in_units=4 * 4 * 4)
+        self.d2 = gluon.nn.Dense(3, in_units=8)
+
+    def hybrid_forward(self, F, x):
+        h = F.npx.relu(self.conv(x))
+        h = F.npx.pooling(h, kernel=(2, 2), stride=(2, 2), pool_type='max')
+        h = F.npx.batch_flatten(h)
+        return self.d2(F.np.tanh(self.d1(h)) * 2 + 1)
+"""
+GLUON_PARAMS = ("conv.weight", "conv.bias", "d1.weight", "d1.bias", "d2.weight", "d2.bias")
+
+
+def gluon_train(env, hybridize, data, steps=3):
+    """Train the np-style Net (the same source runs on neogluon) with SGD and softmax
+    cross-entropy from the recorded parameters: the losses and the final parameters."""
+    from mxnet import gluon  # noqa: F401  (the net's source names gluon)
+    net = env["Net"]()
+    net.initialize()
+    for k in GLUON_PARAMS:
+        blk, attr = k.split(".")
+        getattr(getattr(net, blk), attr).set_data(np.array(data["p_" + k]))
+    if hybridize:
+        net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    x, y = np.array(data["x"]), np.array(data["y"])
+    losses = []
+    for _ in range(steps):
+        with autograd.record():
+            out = net(x)
+            loss = loss_fn(out, y)
+        loss.backward()
+        trainer.step(x.shape[0])
+        losses.append(loss.asnumpy())
+    final = {k: getattr(getattr(net, k.split(".")[0]), k.split(".")[1]).data().asnumpy() for k in GLUON_PARAMS}
+    return onp.stack(losses), final, net(x).asnumpy()
+
+
+def record_gluon():
+    from mxnet import gluon
+    env = dict(gluon=gluon)
+    exec(GLUON_NET, env)  # pylint: disable=exec-used
+    data = dict(x=u(6, 2, 10, 10), y=ints(6, dtype="float32", hi=3))
+    shapes = {"conv.weight": (4, 2, 3, 3), "conv.bias": (4,), "d1.weight": (8, 64), "d1.bias": (8,),
+              "d2.weight": (3, 8), "d2.bias": (3,)}
+    for k, shp in shapes.items():
+        data["p_" + k] = u(*shp, lo=-0.3, hi=0.3)
+    for hyb in (False, True):
+        losses, final, out = gluon_train(env, hyb, data)
+        tag = "hybrid" if hyb else "imperative"
+        data["losses_" + tag] = losses
+        data["out_" + tag] = out
+        for k, v in final.items():
+            data["final_%s_%s" % (tag, k)] = v
+    onp.savez(os.path.join(OUT, "gluon_train.npz"), **data)
+    with open(os.path.join(OUT, "gluon_net.py.txt"), "w") as f:
+        f.write(GLUON_NET)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     npx.set_np()
+    record_gluon()
     listing = {}
     for name, spec in CASES.items():
         inputs = {k: onp.asarray(v) for k, v in spec["inputs"].items()}

@@ -14,6 +14,7 @@ import numpy as _onp
 from ..base import MXNetError, numeric_types as _numbers
 from ..context import as_context as _as_context, current_context as _current
 from ..ndarray import NDArray as _NDArray
+from ..symbol import Symbol as _Symbol
 from .multiarray import ndarray, array, as_np as _np, call as _call, binary as _binary
 from . import random
 from . import linalg
@@ -38,7 +39,7 @@ def _dt(dtype, default="float32"):
 
 
 def _arr(x, like=None):
-    if isinstance(x, _NDArray):
+    if isinstance(x, (_NDArray, _Symbol)):
         return x
     return array(x, ctx=like.context if like is not None else None)
 

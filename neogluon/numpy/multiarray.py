@@ -17,6 +17,8 @@ from ..context import as_context, current_context
 from ..ndarray import NDArray
 from ..ndarray import indexing as _indexing
 from ..operator import registry
+from ..symbol import Symbol as _Symbol
+from ..symbol.symbol import compose as _compose
 
 __all__ = ["ndarray", "array", "as_np", "call"]
 
@@ -215,8 +217,13 @@ def as_np(res):
 
 
 def call(name, inputs, attrs=None, out=None):
-    """Run the registered operator ``name`` (``Operator.call``) and give ``mx.np`` arrays."""
-    return as_np(_REG.get(name).call(inputs, attrs, out))
+    """Run the registered operator ``name`` (``Operator.call``) and give ``mx.np`` arrays;
+    on Symbols (``hybrid_forward(F, ...)`` with ``F.np``) the call makes a graph node."""
+    op = _REG.get(name)
+    for x in inputs:
+        if isinstance(x, _Symbol):
+            return op.call(inputs, attrs, out, None, _compose(None, None, op.name))
+    return as_np(op.call(inputs, attrs, out))
 
 
 def _plain_key(key):
@@ -257,6 +264,12 @@ _new = object.__new__
 def binary(lhs, rhs, op, op_scalar, rop_scalar=None):
     """``lhs <op> rhs`` for arrays and Python/NumPy scalars: the ``_npi_`` operator, or its
     scalar form (``rop_scalar`` when the scalar is on the left)."""
+    if isinstance(lhs, _Symbol) or isinstance(rhs, _Symbol):
+        if isinstance(lhs, _Symbol) and isinstance(rhs, _Symbol):
+            return call(op, (lhs, rhs))
+        sym, value = (lhs, rhs) if isinstance(lhs, _Symbol) else (rhs, lhs)
+        name = op_scalar if sym is lhs else (rop_scalar or op_scalar)
+        return call(name, (sym,), dict(scalar=float(value), is_int=isinstance(value, (int, _onp.integer))))
     if isinstance(lhs, NDArray):
         if isinstance(rhs, NDArray):
             return as_np(_REG.get(op).call((lhs, rhs)))

@@ -12,6 +12,8 @@ from ..context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  
 from ..util import (set_np, reset_np, is_np_array, is_np_shape, use_np, use_np_array,  # noqa: F401
                     use_np_shape, np_array, np_shape, set_np_shape)
 from .. import ndarray as _nd
+from .. import symbol as _sym
+from ..symbol import Symbol as _Symbol
 from ..ndarray import NDArray as _NDArray
 from ..numpy.multiarray import as_np as _np, call as _call
 
@@ -41,9 +43,12 @@ def load(file):
 
 def _npx(name, op):
     fn = getattr(_nd, op, None) or getattr(_nd.contrib, op[len("_contrib_"):])
+    sym_fn = getattr(_sym, op, None) or getattr(_sym.contrib, op[len("_contrib_"):], None)
 
     @_functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        if args and isinstance(args[0], _Symbol):  # F.npx.<op> in a hybridized hybrid_forward
+            return sym_fn(*args, **kwargs)
         return _np(fn(*args, **kwargs))
     wrapper.__name__ = name
     wrapper.__doc__ = "``npx.%s``: the ``%s`` operator, with mx.np arrays.\n\n%s" % (name, op, fn.__doc__ or "")
@@ -85,3 +90,22 @@ def nonzero(a):
 
 
 from . import random  # noqa: E402,F401
+
+
+class _WithNumpy:
+    """``F`` of ``hybrid_forward(self, F, x)`` under ``npx.set_np()``: ``mx.nd`` or ``mx.sym``
+    with ``F.np`` and ``F.npx`` (MXNet 1.9.1's ``mx.nd.np``/``mx.sym.np``), which are
+    ``mx.np``/``mx.npx`` here: their functions take arrays or Symbols."""
+
+    def __init__(self, base):
+        from .. import numpy as _mxnp
+        import sys
+        self._base = base
+        self.np = _mxnp
+        self.npx = sys.modules[__name__]
+
+    def __getattr__(self, name):
+        return getattr(self._base, name)
+
+
+ND_F, SYM_F = _WithNumpy(_nd), _WithNumpy(_sym)
