@@ -26,7 +26,7 @@ from .. import name as _name
 from .. import ndarray
 from .. import symbol
 from ..base import MXNetError
-from ..util import FLAGS as _NP
+from ..np_mode import FLAGS as _NP
 from ..numpy.multiarray import ndarray as _NP_ARRAY, as_np as _as_np_list
 from .. import numpy_extension as _npx
 from ..ndarray.ndarray import NDArray

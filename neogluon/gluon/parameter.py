@@ -18,7 +18,7 @@ from .. import autograd, initializer, ndarray
 from ..base import MXNetError, torch_dtype
 from ..context import Context, as_context, cpu, current_context
 from ..ndarray import NDArray
-from ..util import FLAGS as _NP
+from ..np_mode import FLAGS as _NP
 from ..numpy.multiarray import as_np as _as_np  # under npx.set_np(), data() is an mx.np.ndarray (the same object)
 from ..symbol import Symbol, var as _sym_var
 from .utils import _brief_print_list, _indent, shape_is_known

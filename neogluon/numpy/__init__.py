@@ -14,6 +14,7 @@ import numpy as _onp
 from ..base import MXNetError, numeric_types as _numbers
 from ..context import as_context as _as_context, current_context as _current
 from ..ndarray import NDArray as _NDArray
+from ..operator import registry as _registry
 from ..symbol import Symbol as _Symbol
 from .multiarray import ndarray, array, as_np as _np, call as _call, binary as _binary
 from . import random
@@ -216,7 +217,11 @@ def nonzero(a):
 
 # ---------------------------------------------------------------------- reductions
 def _reduce(name, op, has_dtype=True):
+    operator = _registry.get(op)
+
     def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
+        if axis is None and dtype is None and out is None and not keepdims and initial is None:
+            return _np(operator.call((a,)))  # a.sum(): the operator's plain entry
         attrs = dict(axis=axis, keepdims=keepdims)
         if has_dtype:
             attrs.update(dtype=None if dtype is None else _onp.dtype(dtype).name, initial=initial)

@@ -113,12 +113,16 @@ class ndarray(NDArray):  # pylint: disable=invalid-name
     def __getitem__(self, key):
         """``x[key]`` with NumPy's rules: an element is a 0-d array."""
         try:
-            ck = _indexing.cache_key(key)
+            cls = key.__class__
+            ck = key if cls in _INT_KEYS else _indexing.cache_key(key)
             entry = _GETITEM._entries.get((_POS, ck)) or _GETITEM.lookup((ck,), {"key": key})
         except TypeError:  # an advanced index: not cached
             key = _plain_key(key)
             entry = _GETITEM.new_entry({"key": key})
-        return as_np(_GETITEM.call((self,), None, None, entry))
+        res = _GETITEM.call((self,), None, None, entry)
+        if res.__class__ is NDArray:
+            res.__class__ = ndarray
+        return res
 
     # ------------------------------------------------------------------ arithmetic
     def _inplace(self, other, op_nd, op_scalar):
@@ -252,10 +256,26 @@ def _np_getitem(t, key):
         raise IndexError("ndarray index %r on shape %s: %s" % (key, tuple(t.shape), e)) from None
 
 
+def _lower_getitem(*, key):
+    """The kernel for one key: ``x[i]`` and ``x[a:b]`` take a view straight away."""
+    cls = key.__class__
+    if cls in _indexing._INT_KEYS:
+        def element(data):
+            if data.dim() and -data.shape[0] <= key < data.shape[0]:
+                return data[key]
+            return _np_getitem(data, key)
+        return element
+    if cls is slice and (key.step is None or key.step > 0):
+        return lambda data: data[key] if data.dim() else _np_getitem(data, key)
+    return lambda data: _np_getitem(data, key)
+
+
 _GETITEM = registry.Operator("_npi_getitem", _np_getitem, params=dict(key=registry.Any()),
                              check=_indexing._no_check,
                              doc="``x[key]`` of an mx.np.ndarray (NumPy's rules), an operator of neogluon only.")
+_GETITEM.lowering = _lower_getitem
 _POS = registry._POSITIONAL
+_INT_KEYS = _indexing._INT_KEYS
 _REG = registry
 _new = object.__new__
 
@@ -297,15 +317,23 @@ def _scalar(name, arr, value):
 
 def _dunder(op, op_scalar, rop_scalar=None, reflected=False):
     array_op = _REG.get(op)
+    scalar_op = _REG.get((rop_scalar or op_scalar) if reflected else op_scalar)
+    entries = scalar_op._entries
 
     def method(self, other):
-        if reflected:
-            if isinstance(other, NDArray):
-                return as_np(array_op.call((other, self)))
+        cls = other.__class__
+        if cls is float or cls is int:  # the common scalar: its cache entry by position
+            entry = entries.get((_POS, float(other), cls is int)) or scalar_op.lookup((float(other), cls is int))
+            res = scalar_op.call((self,), None, None, entry)
+        elif isinstance(other, NDArray):
+            res = array_op.call((other, self) if reflected else (self, other))
+        elif reflected:
             return binary(other, self, op, op_scalar, rop_scalar)
-        if isinstance(other, NDArray):
-            return as_np(array_op.call((self, other)))
-        return binary(self, other, op, op_scalar, rop_scalar)
+        else:
+            return binary(self, other, op, op_scalar, rop_scalar)
+        if res.__class__ is NDArray:
+            res.__class__ = ndarray
+        return res
     return method
 
 

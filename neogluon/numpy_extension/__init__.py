@@ -1,6 +1,6 @@
 """``mx.npx``: MXNet 1.9.1's NumPy-interface extensions (``mxnet/numpy_extension``).
 
-The switches (``set_np``, ``reset_np``, ``is_np_array``, ... from :mod:`neogluon.util`),
+The switches (``set_np``, ``reset_np``, ``is_np_array``, ... from :mod:`neogluon.np_mode`),
 contexts, ``waitall``, ``save``/``load``, and the neural-network operators. Each operator
 function has the signature of the legacy ``mx.nd`` operator it runs (MXNet's npx
 functions are generated from the same operators): it is that generated function, its
@@ -9,7 +9,7 @@ results given as ``mx.np.ndarray``.
 import functools as _functools
 
 from ..context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  # noqa: F401
-from ..util import (set_np, reset_np, is_np_array, is_np_shape, use_np, use_np_array,  # noqa: F401
+from ..np_mode import (set_np, reset_np, is_np_array, is_np_shape, use_np, use_np_array,  # noqa: F401
                     use_np_shape, np_array, np_shape, set_np_shape)
 from .. import ndarray as _nd
 from .. import symbol as _sym

@@ -56,6 +56,8 @@ _BINARY = {
 
 def _binary(fn):
     def impl(lhs, rhs):
+        if lhs.dtype is rhs.dtype:
+            return fn(lhs, rhs)
         return fn(*_promote(lhs, rhs))
     impl.__doc__ = "NumPy-style broadcasting binary operation with MXNet's dtype promotion."
     return impl

@@ -8,7 +8,7 @@ float32; ``argmax``/``argmin`` give int64, as MXNet's NumPy interface does.
 import torch
 
 from ..base import MXNetError, torch_dtype
-from .registry import Bool, Dtype, Float, Int, Shape, register
+from .registry import Bool, Dtype, Float, Int, Shape, lowering, register
 
 __all__ = []
 
@@ -41,6 +41,19 @@ def np_sum(a, *, axis, keepdims, dtype, initial):
     dt = _sum_dtype(a, dtype)
     r = torch.sum(a.to(dt), dim=axes, keepdim=keepdims).to(dt) if axes else a.to(dt).clone()
     return r + initial if initial is not None else r
+
+
+@lowering("_np_sum")
+def _lower_sum(*, axis, keepdims, dtype, initial):
+    """``x.sum()`` of a float array: one torch call (others take the implementation)."""
+    if axis is not None or dtype is not None or initial is not None or keepdims:
+        return None
+
+    def total(a):
+        if a.is_floating_point():
+            return torch.sum(a)
+        return np_sum(a, axis=None, keepdims=False, dtype=None, initial=None)
+    return total
 
 
 @register("_np_prod", inputs=("a",), params=dict(_AXIS, dtype=Dtype(None), initial=Float(None)))

@@ -1,4 +1,4 @@
-"""``mx.util``: the switches of MXNet 1.9.1's NumPy interface (``set_np``, ``reset_np``,
+"""MXNet 1.9.1's NumPy-mode switches (``mx.util``'s and ``mx.npx``'s) (``set_np``, ``reset_np``,
 ``is_np_array``, ``is_np_shape``, ``use_np``, ``use_np_array``, ``use_np_shape``,
 ``np_array``, ``np_shape``, ``set_np_shape``).
 
@@ -11,7 +11,7 @@ import inspect
 import threading
 
 __all__ = ["set_np", "reset_np", "is_np_array", "is_np_shape", "set_np_shape", "np_shape", "np_array",
-           "use_np", "use_np_array", "use_np_shape", "get_gpu_count"]
+           "use_np", "use_np_array", "use_np_shape"]
 
 
 class _Flags(threading.local):
@@ -115,8 +115,3 @@ def use_np_array(func):
 def use_np(func):
     """Decorator: ``use_np_shape`` and ``use_np_array`` together (MXNet's ``@use_np``)."""
     return _decorator(True, True)(func)
-
-
-def get_gpu_count():
-    from .context import num_gpus
-    return num_gpus()
