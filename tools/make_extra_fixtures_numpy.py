@@ -237,6 +237,62 @@ case("npx_leaky_relu", "npx.leaky_relu(x, act_type='leaky', slope=0.1)", grad=("
 case("npx_erf", "npx.erf(x)", grad=("x",), x=u(5))
 case("npx_rnn_lstm", "npx.rnn(x, p, h, c, state_size=2, num_layers=1, mode='lstm')", grad=("x", "p"),
      x=u(3, 2, 4), p=u(4 * 2 * (4 + 2 + 2), lo=-0.5, hi=0.5), h=u(1, 2, 2), c=u(1, 2, 2))
+# ---------------------------------------------------------------- more functions (numpy/extras.py)
+N_BASE = len(CASES)  # the cases below run first: some are MXNet's NumPy fallbacks, which fail after other cases
+case("allclose", "np.array(np.allclose(a, b))", a=u(3), b=u(3))
+case("allclose_true", "np.array(np.allclose(a, a + 1e-9))", a=u(3))
+case("isclose", "np.isclose(a, b, atol=0.5)", a=u(4), b=u(4))
+case("array_equal", "np.array(np.array_equal(a, a))", a=u(3))
+case("atleast_2d", "np.atleast_2d(a)", a=u(3))
+case("atleast_3d", "np.atleast_3d(a)", a=u(2, 3))
+case("diff", "np.diff(a)", grad=("a",), a=u(2, 5))
+case("diff_n2_axis0", "np.diff(a, n=2, axis=0)", a=u(4, 2))
+case("diagonal", "np.diagonal(a, 1)", a=u(3, 4))
+case("trace", "np.trace(a)", grad=("a",), a=u(3, 3))
+case("tril", "np.tril(a)", grad=("a",), a=u(3, 4))
+case("triu_k", "np.triu(a, 1)", a=u(4, 3))  # not in MXNet 1.9.1's mx.np: recorded as its error
+case("roll", "np.roll(a, 2)", a=u(2, 3))
+case("roll_axis", "np.roll(a, -1, axis=1)", grad=("a",), a=u(2, 3))
+case("rot90", "np.rot90(a)", a=u(2, 3))
+case("rot90_k3", "np.rot90(a, 3)", a=u(2, 3))
+case("fliplr", "np.fliplr(a)", a=u(2, 3))
+case("flipud", "np.flipud(a)", a=u(2, 3))
+case("meshgrid", "np.meshgrid(a, b)", a=u(3), b=u(2))
+case("meshgrid_ij", "np.meshgrid(a, b, indexing='ij')", a=u(3), b=u(2))
+case("logspace", "np.logspace(0, 2, 3)")
+case("append", "np.append(a, b)", a=u(2, 2), b=u(3))
+case("append_axis", "np.append(a, b, axis=0)", a=u(2, 2), b=u(1, 2))
+case("column_stack", "np.column_stack([a, b])", a=u(3), b=u(3))
+case("dstack", "np.dstack([a, b])", a=u(2, 3), b=u(2, 3))
+case("array_split", "np.array_split(a, 3)", a=u(7))
+case("hsplit", "np.hsplit(a, 2)", a=u(2, 4))
+case("vsplit", "np.vsplit(a, 2)", a=u(4, 2))
+case("fabs", "np.fabs(a)", a=u(3))
+case("copysign", "np.copysign(a, b)", a=u(4), b=u(4))
+case("nan_to_num", "np.nan_to_num(a / b)", a=onp.array([0., 1., -1.], dtype="float32"),
+     b=onp.array([0., 0., 0.], dtype="float32"))
+case("average", "np.average(a)", a=u(2, 3))
+case("average_weights", "np.average(a, axis=1, weights=w)", a=u(2, 3), w=u(3, lo=0.1, hi=1))
+case("ptp", "np.ptp(a, axis=0)", a=u(3, 2))
+case("take_along_axis", "np.take_along_axis(a, i, axis=1)", a=u(3, 4), i=ints(3, 2, dtype="int64", hi=4))
+case("vdot", "np.vdot(a, b)", a=u(2, 2), b=u(2, 2))
+case("trapz", "np.trapz(a)", a=u(5))
+case("polyval", "np.polyval(p, x)", p=u(3), x=u(4))
+case("count_nonzero", "np.count_nonzero(a)", a=onp.array([0, 1, 2, 0], dtype="float32"))
+case("flatnonzero", "np.flatnonzero(a)", a=onp.array([[0, 1], [2, 0]], dtype="float32"))
+case("argwhere", "np.argwhere(a)", a=onp.array([[0, 1], [2, 0]], dtype="float32"))
+case("nonzero", "np.nonzero(a)", a=onp.array([[0, 1], [2, 0]], dtype="float32"))
+case("interp", "np.interp(x, xp, fp)", x=onp.array([0.5, 1.5, 3.0], dtype="float32"),
+     xp=onp.array([0., 1., 2.], dtype="float32"), fp=onp.array([0., 10., 0.], dtype="float32"))
+case("ldexp", "np.ldexp(a, b)", a=u(3), b=onp.array([1., 2., 3.], dtype="float32"))
+case("rollaxis", "np.rollaxis(a, 2)", a=u(2, 3, 4))
+case("resize", "np.resize(a, (3, 3))", a=u(2, 2))
+case("cov", "np.cov(a)", a=u(2, 5))
+case("corrcoef", "np.corrcoef(a)", a=u(3, 5))
+case("isnan", "np.isnan(a / b)", a=onp.array([0., 1.], dtype="float32"), b=onp.array([0., 1.], dtype="float32"))
+case("logical_and", "np.logical_and(a > 0, b > 0)", a=u(4), b=u(4))  # not in MXNet 1.9.1's mx.np
+case("hypot", "np.hypot(a, b)", a=u(3), b=u(3))
+case("any_all", "np.stack([np.any(a > 1), np.all(a > -3)])", a=u(3))
 
 
 def to_np(v):
@@ -251,7 +307,12 @@ def run(spec):
         xs[k].attach_grad()
     env = dict(np=np, npx=npx, **xs)
     *stmts, last = spec["expr"].split("; ")
-    with autograd.record():
+    if spec["grad"] or "dropout" in spec["expr"]:
+        with autograd.record():
+            for s in stmts:
+                exec(s, env)  # pylint: disable=exec-used
+            out = eval(last, env)  # pylint: disable=eval-used
+    else:  # MXNet's NumPy fallbacks (allclose, cov, ...) refuse to run while recording
         for s in stmts:
             exec(s, env)  # pylint: disable=exec-used
         out = eval(last, env)  # pylint: disable=eval-used
@@ -327,12 +388,36 @@ def record_gluon():
         f.write(GLUON_NET)
 
 
+def record_names():
+    """MXNet 1.9.1's public names of mx.np, mx.np.random, mx.np.linalg and mx.npx."""
+    import types
+    mods = {"np": np, "np.random": np.random, "np.linalg": np.linalg, "npx": npx}
+    names = {}
+    for key, mod in mods.items():
+        names[key] = sorted(n for n in dir(mod) if not n.startswith("_")
+                            and not isinstance(getattr(mod, n), types.ModuleType))
+    with open(os.path.join(OUT, "names.json"), "w") as f:
+        json.dump(names, f, indent=1)
+
+
+class _Plain:
+    """A result that is not an mx array (MXNet's NumPy fallbacks return NumPy values)."""
+
+    def __init__(self, v):
+        self.v = onp.asarray(v)
+        self.dtype, self.shape = self.v.dtype, self.v.shape
+
+    def asnumpy(self):
+        return self.v
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     npx.set_np()
-    record_gluon()
     listing = {}
-    for name, spec in CASES.items():
+    order = list(CASES)[N_BASE:] + list(CASES)[:N_BASE]
+    for name in order:
+        spec = CASES[name]
         inputs = {k: onp.asarray(v) for k, v in spec["inputs"].items()}
         entry = dict(expr=spec["expr"], inputs=sorted(inputs), grad=spec["grad"], values=spec["values"])
         try:
@@ -344,9 +429,10 @@ def main():
             onp.savez(os.path.join(OUT, name + ".npz"), **{"in_" + k: v for k, v in inputs.items()})
             continue
         data = {"in_" + k: v for k, v in inputs.items()}
+        outs = [o if hasattr(o, "asnumpy") else _Plain(o) for o in outs]
         entry["dtypes"] = [str(o.dtype) for o in outs]
         entry["shapes"] = [list(o.shape) for o in outs]
-        entry["types"] = [type(o).__name__ for o in outs]
+        entry["types"] = [type(o.v).__name__ if isinstance(o, _Plain) else type(o).__name__ for o in outs]
         for i, o in enumerate(outs):
             if spec["values"]:
                 data["out%d" % i] = o.asnumpy()
@@ -356,6 +442,8 @@ def main():
             data["grad_" + k] = xs[k].grad.asnumpy()
         onp.savez(os.path.join(OUT, name + ".npz"), **data)
         listing[name] = entry
+    record_names()  # after the cases: MXNet's NumPy fallbacks fail once these ran
+    record_gluon()
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump(listing, f, indent=1, sort_keys=True)
     print("%d cases, %d errors" % (len(listing), sum("error" in e for e in listing.values())))

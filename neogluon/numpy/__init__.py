@@ -161,9 +161,9 @@ def _array_binary(name, op):
 
 arctan2 = _array_binary("arctan2", "_npi_arctan2")
 hypot = _array_binary("hypot", "_npi_hypot")
-logical_and = _array_binary("logical_and", "_npi_logical_and")
-logical_or = _array_binary("logical_or", "_npi_logical_or")
-logical_xor = _array_binary("logical_xor", "_npi_logical_xor")
+# MXNet 1.9.1's mx.np has no logical_and/or/xor; their _npi_ operators serve isfinite, isclose
+_logical_and = _array_binary("logical_and", "_npi_logical_and")
+_logical_or = _array_binary("logical_or", "_npi_logical_or")
 
 
 def _unary(name, op):
@@ -518,8 +518,10 @@ def isinf(x):
 
 
 def isfinite(x):
-    return logical_not(logical_or(isnan(x), isinf(x)))  # noqa: F821
+    return logical_not(_logical_or(isnan(x), isinf(x)))  # noqa: F821
 
+
+from .extras import *  # noqa: E402,F401,F403  (more functions, compositions of the above)
 
 # methods of ndarray that are these functions (the array binds as the first argument)
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum", "squeeze", "expand_dims",
