@@ -559,7 +559,7 @@ class HybridBlock(Block):
                 return _cached.unwrap_traced(out)
             params = {i: j.var() for i, j in self._reg_params.items()}
             with self.name_scope():
-                return self.hybrid_forward(_npx.SYM_F if _NP.array else symbol, *inputs, **params)
+                return self.hybrid_forward(_npx._SYM_F if _NP.array else symbol, *inputs, **params)
         except AttributeError as e:
             if "'Symbol' object has no attribute" not in str(e):
                 raise
@@ -832,7 +832,7 @@ class HybridBlock(Block):
                 for _, v in self.params.items():
                     v._finish_deferred_init()
                 params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-            return self.hybrid_forward(_npx.ND_F if _NP.array else ndarray, x, *args, **params)
+            return self.hybrid_forward(_npx._ND_F if _NP.array else ndarray, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to build the computation with ``F`` (``mx.nd`` or ``mx.sym``)."""

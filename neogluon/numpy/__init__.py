@@ -11,7 +11,7 @@ import builtins as _builtins
 
 import numpy as _onp
 
-from ..base import MXNetError, numeric_types as _numbers
+from ..base import MXNetError as _MXNetError
 from ..context import as_context as _as_context, current_context as _current
 from ..ndarray import NDArray as _NDArray
 from ..operator import registry as _registry
@@ -21,8 +21,8 @@ from . import random
 from . import linalg
 
 # NumPy's scalar types and constants, as mx.np exposes them
-from numpy import (float16, float32, float64, int8, int16, int32, int64, uint8, bool_,  # noqa: F401
-                   pi, e, euler_gamma, inf, nan, newaxis, dtype, finfo, iinfo)
+from numpy import (float16, float32, float64, int8, int32, int64, uint8, bool_,  # noqa: F401
+                   pi, e, inf, nan, newaxis, finfo)
 PZERO, NZERO = 0.0, -0.0
 bool = _onp.bool_  # pylint: disable=redefined-builtin
 
@@ -113,7 +113,7 @@ def copy(a):
     return _arr(a).copy()
 
 
-def asarray(a, dtype=None, ctx=None, device=None):
+def _asarray(a, dtype=None, ctx=None, device=None):
     if isinstance(a, ndarray) and (dtype is None or _onp.dtype(dtype) == a.dtype):
         return a
     return array(a, dtype=dtype, ctx=ctx, device=device)
@@ -183,7 +183,7 @@ abs = absolute  # pylint: disable=redefined-builtin,undefined-variable  # noqa: 
 deg2rad, rad2deg = radians, degrees  # noqa: F821
 
 
-def sigmoid(x):
+def _sigmoid(x):
     return _call("sigmoid", (x,))
 
 
@@ -226,7 +226,7 @@ def _reduce(name, op, has_dtype=True):
         if has_dtype:
             attrs.update(dtype=None if dtype is None else _onp.dtype(dtype).name, initial=initial)
         elif initial is not None:
-            raise MXNetError("np.%s: initial= is not supported" % name)
+            raise _MXNetError("np.%s: initial= is not supported" % name)
         return _call(op, (a,), attrs, out)
     fn.__name__ = name
     fn.__doc__ = "``np.%s``: a 0-d array over all axes (operator %s)." % (name, op)
@@ -299,15 +299,15 @@ def reshape(a, newshape, order="C"):
         raise NotImplementedError("np.reshape: only order='C' is supported (as in MXNet)")
     shape = _shape(newshape)
     if _builtins.any(d < -1 for d in shape) or _builtins.sum(1 for d in shape if d == -1) > 1:
-        raise MXNetError("np.reshape: invalid shape %s for an array of shape %s" % (shape, a.shape))
+        raise _MXNetError("np.reshape: invalid shape %s for an array of shape %s" % (shape, a.shape))
     if isinstance(a, ndarray) and 0 in shape and a.size:
-        raise MXNetError("np.reshape: cannot reshape array of size %d into shape %s" % (a.size, shape))
+        raise _MXNetError("np.reshape: cannot reshape array of size %d into shape %s" % (a.size, shape))
     known = 1
     for d in shape:
         if d != -1:
             known *= d
     if -1 not in shape and known != a.size or -1 in shape and (known == 0 or a.size % known):
-        raise MXNetError("np.reshape: cannot reshape array of size %d into shape %s" % (a.size, shape))
+        raise _MXNetError("np.reshape: cannot reshape array of size %d into shape %s" % (a.size, shape))
     if -1 in shape:
         shape = tuple(a.size // known if d == -1 else d for d in shape)
     if shape:
@@ -526,9 +526,10 @@ from .extras import *  # noqa: E402,F401,F403  (more functions, compositions of 
 # methods of ndarray that are these functions (the array binds as the first argument)
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum", "squeeze", "expand_dims",
               "swapaxes", "clip", "split", "take", "sort", "argsort", "exp", "log", "sqrt", "abs", "tanh",
-              "sigmoid", "dot", "round", "zeros_like", "ones_like", "std", "var", "any", "all", "nonzero",
+              "dot", "round", "zeros_like", "ones_like", "std", "var", "any", "all", "nonzero",
               "diag", "flip", "sign", "square"):
     setattr(ndarray, _name, globals()[_name])
+ndarray.sigmoid = _sigmoid
 for _name in ("relu", "softmax", "log_softmax", "topk", "pick", "slice"):
     delattr(ndarray, _name)
 

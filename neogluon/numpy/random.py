@@ -8,7 +8,7 @@ from ..context import as_context as _as_context, current_context as _current
 from ..ndarray import NDArray as _NDArray
 from .multiarray import call as _call, array as _array
 
-__all__ = ["uniform", "normal", "randn", "rand", "randint", "choice", "shuffle", "seed"]
+__all__ = ["uniform", "normal", "randn", "rand", "randint", "choice", "shuffle"]
 
 
 def _size(size):
@@ -25,11 +25,6 @@ def _scalar_draw(op, size, attrs):
     shape = _size(size)
     r = _call(op, (), dict(attrs, shape=shape or (1,)))
     return r if shape else r.reshape(())  # size=None: a 0-d array, as MXNet gives
-
-
-def seed(seed):  # pylint: disable=redefined-outer-name
-    from .. import random as _random
-    _random.seed(seed)
 
 
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, device=None, out=None):

@@ -108,4 +108,4 @@ class _WithNumpy:
         return getattr(self._base, name)
 
 
-ND_F, SYM_F = _WithNumpy(_nd), _WithNumpy(_sym)
+_ND_F, _SYM_F = _WithNumpy(_nd), _WithNumpy(_sym)
