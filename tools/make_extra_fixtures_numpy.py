@@ -194,6 +194,10 @@ case("rand_normal", "np.random.normal(0, 1, size=(2, 3))", values=False)
 case("rand_randint", "np.random.randint(0, 5, size=(4,))", values=False)
 case("rand_choice", "np.random.choice(5, size=(3,))", values=False)
 case("rand_uniform_f64", "np.random.uniform(size=2, dtype='float64')", values=False)
+for _f, _args in (("exponential", "2.0"), ("gamma", "2.0, 1.5"), ("beta", "2.0, 3.0"), ("chisquare", "3"),
+                  ("lognormal", "0.0, 0.5"), ("gumbel", "0.0, 1.0"), ("logistic", "0.0, 1.0"),
+                  ("rayleigh", "1.0"), ("weibull", "2.0"), ("pareto", "3.0"), ("power", "2.0")):
+    case("rand_" + _f, "np.random.%s(%s, size=(3, 2))" % (_f, _args), values=False)
 # ---------------------------------------------------------------- npx
 case("npx_relu", "npx.relu(a)", grad=("a",), a=u(2, 3))
 case("npx_sigmoid", "npx.sigmoid(a)", grad=("a",), a=u(2, 3))

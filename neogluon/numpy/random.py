@@ -88,3 +88,73 @@ def choice(a, size=None, replace=True, p=None, ctx=None, device=None, out=None):
 def shuffle(x):
     """Shuffle ``x`` along its first axis, in place (the ``_shuffle`` operator)."""
     x[...] = _call("_shuffle", (x,))
+
+
+def _dt(dtype):
+    return _onp.dtype(dtype or "float32").name
+
+
+def exponential(scale=1.0, size=None, ctx=None, device=None, out=None):
+    """Samples of the exponential distribution with mean ``scale`` (``_random_exponential``)."""
+    return _scalar_draw("_random_exponential", size, dict(lam=1.0 / scale, ctx=_ctx(ctx, device), dtype="float32"))
+
+
+def gamma(shape, scale=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
+    """Samples of the gamma distribution (shape ``shape``, scale ``scale``): ``_random_gamma``."""
+    return _scalar_draw("_random_gamma", size, dict(alpha=shape, beta=scale, ctx=_ctx(ctx, device),
+                                                    dtype=_dt(dtype)))
+
+
+def beta(a, b, size=None, dtype=None, ctx=None, device=None):
+    """``X / (X + Y)`` with ``X ~ Gamma(a)``, ``Y ~ Gamma(b)``."""
+    x, y = gamma(a, 1.0, size, dtype, ctx, device), gamma(b, 1.0, size, dtype, ctx, device)
+    return x / (x + y)
+
+
+def chisquare(df, size=None, dtype=None, ctx=None, device=None):
+    """A chi-square sample is ``Gamma(df / 2, 2)``."""
+    return gamma(df / 2.0, 2.0, size, dtype, ctx, device)
+
+
+def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
+    from . import exp
+    return exp(normal(mean, sigma, size, dtype, ctx, device))
+
+
+def gumbel(loc=0.0, scale=1.0, size=None, ctx=None, device=None, out=None):
+    """``loc - scale * log(-log(U))``."""
+    from . import log
+    return loc - scale * log(-log(uniform(1e-12, 1.0, size, ctx=ctx, device=device)))
+
+
+def logistic(loc=0.0, scale=1.0, size=None, ctx=None, device=None, out=None):
+    """``loc + scale * log(U / (1 - U))``."""
+    from . import log
+    u = uniform(1e-12, 1.0 - 1e-7, size, ctx=ctx, device=device)
+    return loc + scale * log(u / (1 - u))
+
+
+def rayleigh(scale=1.0, size=None, ctx=None, device=None, out=None):
+    """``scale * sqrt(-2 log(1 - U))``."""
+    from . import log, sqrt
+    return scale * sqrt(-2 * log(1 - uniform(0.0, 1.0 - 1e-7, size, ctx=ctx, device=device)))
+
+
+def weibull(a, size=None, ctx=None, device=None, out=None):
+    """``(-log(1 - U)) ** (1 / a)``."""
+    from . import log
+    return (-log(1 - uniform(0.0, 1.0 - 1e-7, size, ctx=ctx, device=device))) ** (1.0 / a)
+
+
+def pareto(a, size=None, ctx=None, device=None, out=None):
+    """NumPy's Pareto II (Lomax): ``(1 - U) ** (-1 / a) - 1``."""
+    return (1 - uniform(0.0, 1.0 - 1e-7, size, ctx=ctx, device=device)) ** (-1.0 / a) - 1
+
+
+def power(a, size=None, ctx=None, device=None, out=None):
+    """``U ** (1 / a)``."""
+    return uniform(0.0, 1.0, size, ctx=ctx, device=device) ** (1.0 / a)
+
+
+__all__ += ["exponential", "gamma", "beta", "chisquare", "lognormal", "gumbel", "logistic", "rayleigh",
+            "weibull", "pareto", "power"]
