@@ -172,3 +172,15 @@ def test_names_against_mxnet():
         extra = mine - set(names[key]) - (NPX_EXTRAS if key == "npx" else set())
         assert not extra, (key, sorted(extra))
         assert len(mine & set(names[key])) >= floor[key], key
+
+
+def test_dataloader_and_losses_give_np_arrays():
+    X = np.arange(20).reshape(10, 2)
+    y = np.arange(10)
+    loader = gluon.data.DataLoader(gluon.data.ArrayDataset(X, y), 4)
+    xb, yb = next(iter(loader))
+    assert isinstance(xb, np.ndarray) and isinstance(yb, np.ndarray) and xb.shape == (4, 2)
+    onp.testing.assert_array_equal(xb.asnumpy(), X.asnumpy()[:4])
+    loss = gluon.loss.L2Loss()(np.ones((4, 1)), yb)
+    assert isinstance(loss, np.ndarray) and loss.shape == (4,)
+    onp.testing.assert_allclose(loss.asnumpy(), 0.5 * (1 - onp.arange(4)) ** 2)
