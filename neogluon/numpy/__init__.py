@@ -167,7 +167,14 @@ _logical_or = _array_binary("logical_or", "_npi_logical_or")
 
 
 def _unary(name, op):
+    operator = _registry.get(op)
+
     def fn(x, out=None, **kwargs):
+        if x.__class__ is ndarray and out is None:  # the common call: one Operator.call
+            res = operator.call((x,))
+            if res.__class__ is _NDArray:
+                res.__class__ = ndarray
+            return res
         return _call(op, (_arr(x),), None, out)
     fn.__name__ = name
     fn.__doc__ = "``np.%s`` element-wise (operator %s)." % (name, op)
