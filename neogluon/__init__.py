@@ -44,6 +44,8 @@ from . import visualization
 from . import visualization as viz
 from . import recordio
 from . import image
+from . import numpy as np
+from . import numpy_extension as npx
 
 __all__ = ["MXNetError", "Context", "cpu", "gpu", "cpu_pinned", "current_context", "num_gpus",
            "nd", "ndarray", "autograd", "random", "context", "base", "test_utils", "operator",

@@ -2,19 +2,21 @@
 
 The GPU functions ask torch (``torch.cuda``); the environment functions read and write the
 process environment (MXNet's go through its C runtime, which reads the same one).
-``is_np_array``/``is_np_shape`` say whether MXNet's NumPy mode is active: neogluon has no
-NumPy mode yet (``mx.np``/``mx.npx``), so they answer False, and the functions that would
-switch it on (``set_np``, ``use_np``, ``np_shape``, ...) are served from MXNet's name table
-as "not implemented yet".
+The NumPy-mode switches (``set_np``, ``is_np_array``, ``use_np``, ``np_shape``, ...) are
+those of :mod:`neogluon.np_mode`, which ``mx.np``/``mx.npx`` read, re-exported here as
+MXNet's ``mx.util`` has them.
 """
 import os
 
 import torch
 
 from .base import c_str, py_str  # noqa: F401  (MXNet's util re-exports them)
+from .np_mode import (set_np, reset_np, is_np_array, is_np_shape, set_np_shape, np_shape,  # noqa: F401
+                      np_array, use_np, use_np_array, use_np_shape)
 
 __all__ = ["get_gpu_count", "get_gpu_memory", "get_cuda_compute_capability", "set_module", "getenv",
-           "setenv", "is_np_array", "is_np_shape"]
+           "setenv", "set_np", "reset_np", "is_np_array", "is_np_shape", "set_np_shape", "np_shape", "np_array",
+           "use_np", "use_np_array", "use_np_shape"]
 
 
 def get_gpu_count():
@@ -60,13 +62,3 @@ def setenv(name, value):
         os.environ.pop(name, None)
     else:
         os.environ[name] = value
-
-
-def is_np_array():
-    """Whether MXNet's NumPy array mode is on: never in neogluon yet."""
-    return False
-
-
-def is_np_shape():
-    """Whether MXNet's NumPy shape semantics are on: never in neogluon yet."""
-    return False

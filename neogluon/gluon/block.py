@@ -28,6 +28,9 @@ from .. import symbol
 from ..base import MXNetError
 from ..fileio import atomic_write_all, read_file
 from ..ndarray import serialization as _serialization
+from ..np_mode import FLAGS as _NP
+from ..numpy.multiarray import ndarray as _NP_ARRAY, as_np as _as_np_list
+from .. import numpy_extension as _npx
 from ..ndarray.ndarray import NDArray
 from ..symbol import Symbol
 from .parameter import Parameter, ParameterDict, DeferredInitializationError
@@ -445,6 +448,8 @@ class Block:
         out = self.forward(*args)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
+        if _NP.array or (args and type(args[0]) is _NP_ARRAY):  # pylint: disable=unidiomatic-typecheck
+            out = _as_np(out)
         return out
 
     def forward(self, *args):
@@ -562,7 +567,7 @@ class HybridBlock(Block):
                 return _cached.unwrap_traced(out)
             params = {i: j.var() for i, j in self._reg_params.items()}
             with self.name_scope():
-                return self.hybrid_forward(symbol, *inputs, **params)
+                return self.hybrid_forward(_npx._SYM_F if _NP.array else symbol, *inputs, **params)
         except AttributeError as e:
             if "'Symbol' object has no attribute" not in str(e):
                 raise
@@ -783,6 +788,8 @@ class HybridBlock(Block):
             out = self._traced_forward(*args)
             for hook in self._forward_hooks.values():
                 hook(self, args, out)
+            if _NP.array or (args and type(args[0]) is _NP_ARRAY):  # pylint: disable=unidiomatic-typecheck
+                out = _as_np(out)
             return out
         return super().__call__(*args)
 
@@ -833,7 +840,7 @@ class HybridBlock(Block):
                 for _, v in self.params.items():
                     v._finish_deferred_init()
                 params = {k: v.data(ctx) for k, v in self._reg_params.items()}
-            return self.hybrid_forward(ndarray, x, *args, **params)
+            return self.hybrid_forward(_npx._ND_F if _NP.array else ndarray, x, *args, **params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """Override to build the computation with ``F`` (``mx.nd`` or ``mx.sym``)."""
@@ -1001,3 +1008,10 @@ def _infer_param_types(in_params, out_params, arg_params, aux_params, default_dt
         aux_types = [default_dtype] * len(aux_params)
     return arg_types, aux_types
 
+
+def _as_np(out):
+    """A block's outputs as ``mx.np.ndarray`` (under ``npx.set_np()``, or for an ``mx.np``
+    input, as MXNet's NumPy-mode Gluon returns them): the same objects, re-typed."""
+    if isinstance(out, (list, tuple)):
+        return type(out)(_as_np(o) for o in out)
+    return _as_np_list(out)

@@ -18,6 +18,8 @@ from .. import autograd, initializer, ndarray
 from ..base import MXNetError, torch_dtype
 from ..context import Context, as_context, cpu, current_context
 from ..ndarray import NDArray
+from ..np_mode import FLAGS as _NP
+from ..numpy.multiarray import as_np as _as_np  # under npx.set_np(), data() is an mx.np.ndarray (the same object)
 from ..symbol import Symbol, var as _sym_var
 from .utils import _brief_print_list, _indent, shape_is_known
 
@@ -196,12 +198,14 @@ class Parameter:
     def data(self, ctx=None):
         """The value on ``ctx`` (the only copy, or the current context's, by default)."""
         self._check_dense("data", ctx)
-        return self._check_and_get(self._data, ctx)
+        arr = self._check_and_get(self._data, ctx)
+        return _as_np(arr) if _NP.array else arr
 
     def list_data(self):
         """The values on all contexts, in initialization order."""
         self._check_dense("list_data")
-        return self._check_and_get(self._data, list)
+        arrs = self._check_and_get(self._data, list)
+        return [_as_np(a) for a in arrs] if _NP.array else arrs
 
     def _check_grad(self):
         if self._data is not None and self._grad is None:
@@ -210,7 +214,8 @@ class Parameter:
     def grad(self, ctx=None):
         """The gradient buffer on ``ctx``."""
         self._check_grad()
-        return self._check_and_get(self._grad, ctx)
+        arr = self._check_and_get(self._grad, ctx)
+        return _as_np(arr) if _NP.array else arr
 
     def list_grad(self):
         """The gradient buffers on all contexts."""

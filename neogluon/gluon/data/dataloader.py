@@ -22,6 +22,8 @@ import torch
 
 from ... import ndarray as nd
 from ...ndarray import NDArray
+from ...np_mode import FLAGS as _NP
+from ...numpy.multiarray import as_np as _as_np
 from . import sampler as _sampler
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
@@ -39,13 +41,16 @@ def default_batchify_fn(data):
     """Merge a list of samples into a batch, as MXNet's ``default_batchify_fn``: NDArrays
     are stacked (``nd.stack``), tuples are merged element-wise into a list, anything
     else (numpy arrays and scalars, Python numbers) goes through ``np.asarray`` and
-    becomes an NDArray of numpy's dtype."""
-    if isinstance(data[0], NDArray):
-        return nd.stack(*data)
+    becomes an NDArray of numpy's dtype. Under ``npx.set_np()`` the batches are
+    ``mx.np.ndarray``, as MXNet's NumPy-mode batchify gives."""
     if isinstance(data[0], tuple):
         return [default_batchify_fn(field) for field in zip(*data)]
-    data = np.asarray(data)
-    return nd.array(data, dtype=data.dtype)
+    if isinstance(data[0], NDArray):
+        batch = nd.stack(*data)
+    else:
+        data = np.asarray(data)
+        batch = nd.array(data, dtype=data.dtype)
+    return _as_np(batch) if _NP.array else batch
 
 
 def default_mp_batchify_fn(data):

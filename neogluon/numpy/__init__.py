@@ -1,0 +1,548 @@
+"""``mx.np``: MXNet 1.9.1's NumPy interface (``mxnet/numpy``).
+
+The functions keep MXNet's names and arguments (``dtype=``, ``ctx=``/``device=``,
+``out=``) and are thin layers over registered operators: the ``_npi_*``/``_np_*``
+operators of ``neogluon/operator/numpy_*.py`` where MXNet's NumPy semantics differ from
+the legacy operators' (dtype promotion, 0-d reductions), the legacy operators where they
+agree. Results are :class:`ndarray`; float32 is the default dtype, as in MXNet without
+``npx.set_np(dtype=True)``.
+"""
+import builtins as _builtins
+
+import numpy as _onp
+
+from ..base import MXNetError as _MXNetError
+from ..context import as_context as _as_context, current_context as _current
+from ..ndarray import NDArray as _NDArray
+from ..operator import registry as _registry
+from ..symbol import Symbol as _Symbol
+from .multiarray import ndarray, array, as_np as _np, call as _call, binary as _binary
+from . import random
+from . import linalg
+
+# NumPy's scalar types and constants, as mx.np exposes them
+from numpy import (float16, float32, float64, int8, int32, int64, uint8, bool_,  # noqa: F401
+                   pi, e, inf, nan, newaxis, finfo)
+PZERO, NZERO = 0.0, -0.0
+bool = _onp.bool_  # pylint: disable=redefined-builtin
+
+
+def _ctx(ctx, device):
+    return str(_as_context(device or ctx or _current()))
+
+
+def _shape(shape):
+    return (int(shape),) if isinstance(shape, (int, _onp.integer)) else tuple(shape)
+
+
+def _dt(dtype, default="float32"):
+    return default if dtype is None else _onp.dtype(dtype).name
+
+
+def _arr(x, like=None):
+    if isinstance(x, (_NDArray, _Symbol)):
+        return x
+    return array(x, ctx=like.context if like is not None else None)
+
+
+# ---------------------------------------------------------------------- creation
+def zeros(shape, dtype=None, order="C", ctx=None, device=None):
+    """An array of zeros, float32 by default."""
+    return _call("_zeros", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+
+
+def ones(shape, dtype=None, order="C", ctx=None, device=None):
+    """An array of ones, float32 by default."""
+    return _call("_ones", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+
+
+def empty(shape, dtype=None, order="C", ctx=None, device=None):
+    """An uninitialised array (zeros in neogluon)."""
+    return zeros(shape, dtype, order, ctx, device)
+
+
+def full(shape, fill_value, dtype=None, order="C", ctx=None, device=None, out=None):
+    """An array filled with ``fill_value`` (float32 unless ``dtype``; an array value is broadcast)."""
+    if isinstance(fill_value, _NDArray):
+        return broadcast_to(fill_value.astype(dtype or fill_value.dtype), _shape(shape))
+    return _call("_full", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype),
+                                   value=float(fill_value)), out)
+
+
+def zeros_like(a, dtype=None, order="C", ctx=None, device=None, out=None):
+    return zeros(a.shape, dtype or a.dtype, ctx=ctx or a.context, device=device)
+
+
+def ones_like(a, dtype=None, order="C", ctx=None, device=None, out=None):
+    return ones(a.shape, dtype or a.dtype, ctx=ctx or a.context, device=device)
+
+
+def full_like(a, fill_value, dtype=None, order="C", ctx=None, device=None, out=None):
+    return full(a.shape, fill_value, dtype or a.dtype, ctx=ctx or a.context, device=device)
+
+
+def empty_like(prototype, dtype=None, order="C", subok=False, shape=None):
+    return zeros(shape or prototype.shape, dtype or prototype.dtype, ctx=prototype.context)
+
+
+def arange(start, stop=None, step=1, dtype=None, ctx=None, device=None):
+    """``np.arange``: float32 by default (MXNet's, not NumPy's int64)."""
+    if stop is None:
+        start, stop = 0, start
+    return _call("_arange", (), dict(start=start, stop=stop, step=step, ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None, device=None):
+    """``np.linspace``; with ``retstep`` also the step."""
+    r = _call("_linspace", (), dict(start=start, stop=stop, num=num, endpoint=endpoint,
+                                    ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+    if retstep:
+        return r, (stop - start) / ((num - 1) if endpoint else num)
+    return r
+
+
+def eye(N, M=None, k=0, dtype=None, ctx=None, device=None):
+    return _call("_eye", (), dict(N=N, M=M or 0, k=k, ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+
+
+def identity(n, dtype=None, ctx=None, device=None):
+    return eye(n, dtype=dtype, ctx=ctx, device=device)
+
+
+def copy(a):
+    return _arr(a).copy()
+
+
+def _asarray(a, dtype=None, ctx=None, device=None):
+    if isinstance(a, ndarray) and (dtype is None or _onp.dtype(dtype) == a.dtype):
+        return a
+    return array(a, dtype=dtype, ctx=ctx, device=device)
+
+
+# ---------------------------------------------------------------------- arithmetic
+def _binary_fn(name, op, op_scalar, rop_scalar=None):
+    def fn(x1, x2, out=None):
+        if out is not None:
+            r = _binary(x1, x2, op, op_scalar, rop_scalar)
+            out[...] = r
+            return out
+        return _binary(x1, x2, op, op_scalar, rop_scalar)
+    fn.__name__ = name
+    fn.__doc__ = "``np.%s`` with broadcasting and MXNet's dtype promotion (operator %s)." % (name, op)
+    return fn
+
+
+add = _binary_fn("add", "_npi_add", "_npi_add_scalar")
+subtract = _binary_fn("subtract", "_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar")
+multiply = _binary_fn("multiply", "_npi_multiply", "_npi_multiply_scalar")
+true_divide = divide = _binary_fn("true_divide", "_npi_true_divide", "_npi_true_divide_scalar",
+                                  "_npi_rtrue_divide_scalar")
+mod = remainder = _binary_fn("mod", "_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar")
+power = _binary_fn("power", "_npi_power", "_npi_power_scalar", "_npi_rpower_scalar")
+maximum = _binary_fn("maximum", "_npi_maximum", "_npi_maximum_scalar")
+minimum = _binary_fn("minimum", "_npi_minimum", "_npi_minimum_scalar")
+equal = _binary_fn("equal", "_npi_equal", "_npi_equal_scalar")
+not_equal = _binary_fn("not_equal", "_npi_not_equal", "_npi_not_equal_scalar")
+greater = _binary_fn("greater", "_npi_greater", "_npi_greater_scalar", "_npi_less_scalar")
+greater_equal = _binary_fn("greater_equal", "_npi_greater_equal", "_npi_greater_equal_scalar",
+                           "_npi_less_equal_scalar")
+less = _binary_fn("less", "_npi_less", "_npi_less_scalar", "_npi_greater_scalar")
+less_equal = _binary_fn("less_equal", "_npi_less_equal", "_npi_less_equal_scalar", "_npi_greater_equal_scalar")
+
+
+def _array_binary(name, op):
+    def fn(x1, x2, out=None):
+        a = _arr(x1, x2 if isinstance(x2, _NDArray) else None)
+        return _call(op, (a, _arr(x2, a)), None, out)
+    fn.__name__ = name
+    fn.__doc__ = "``np.%s`` with broadcasting (operator %s)." % (name, op)
+    return fn
+
+
+arctan2 = _array_binary("arctan2", "_npi_arctan2")
+hypot = _array_binary("hypot", "_npi_hypot")
+# MXNet 1.9.1's mx.np has no logical_and/or/xor; their _npi_ operators serve isfinite, isclose
+_logical_and = _array_binary("logical_and", "_npi_logical_and")
+_logical_or = _array_binary("logical_or", "_npi_logical_or")
+
+
+def _unary(name, op):
+    operator = _registry.get(op)
+
+    def fn(x, out=None, **kwargs):
+        if x.__class__ is ndarray and out is None:  # the common call: one Operator.call
+            res = operator.call((x,))
+            if res.__class__ is _NDArray:
+                res.__class__ = ndarray
+            return res
+        return _call(op, (_arr(x),), None, out)
+    fn.__name__ = name
+    fn.__doc__ = "``np.%s`` element-wise (operator %s)." % (name, op)
+    return fn
+
+
+for _name in ("exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "sin", "cos", "tan", "arcsin",
+              "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "degrees", "radians",
+              "reciprocal", "absolute", "negative", "sign", "square", "ceil", "floor", "trunc", "rint", "fix",
+              "logical_not"):
+    globals()[_name] = _unary(_name, "_npi_" + _name)
+abs = absolute  # pylint: disable=redefined-builtin,undefined-variable  # noqa: F821
+deg2rad, rad2deg = radians, degrees  # noqa: F821
+
+
+def _sigmoid(x):
+    return _call("sigmoid", (x,))
+
+
+def clip(a, a_min, a_max, out=None):
+    """``np.clip`` (None for an open bound)."""
+    lo = -_onp.inf if a_min is None else float(a_min)
+    hi = _onp.inf if a_max is None else float(a_max)
+    return _call("clip", (a,), dict(a_min=lo, a_max=hi), out)
+
+
+def where(condition, x=None, y=None):
+    """``np.where(cond, x, y)`` with broadcasting and promotion (x, y may be scalars)."""
+    if x is None and y is None:
+        return nonzero(condition)
+    ref = next((v for v in (condition, x, y) if isinstance(v, _NDArray)), None)
+    c, a, b = (_arr(v, ref) for v in (condition, x, y))
+    shape = _onp.broadcast_shapes(c.shape, a.shape, b.shape)
+    a, b = add(a, zeros(shape, a.dtype, ctx=a.context)), add(b, zeros(shape, b.dtype, ctx=b.context))
+    if a.dtype != b.dtype:
+        dt = _onp.promote_types(a.dtype, b.dtype)
+        a, b = a.astype(dt), b.astype(dt)
+    c = broadcast_to(c, shape)
+    return _call("where", (c, a, b))
+
+
+def nonzero(a):
+    """A tuple of int64 index arrays, one per dimension."""
+    idx = _onp.nonzero(a.asnumpy())
+    return tuple(array(i, dtype="int64", ctx=a.context) for i in idx)
+
+
+# ---------------------------------------------------------------------- reductions
+def _reduce(name, op, has_dtype=True):
+    operator = _registry.get(op)
+
+    def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
+        if axis is None and dtype is None and out is None and not keepdims and initial is None:
+            return _np(operator.call((a,)))  # a.sum(): the operator's plain entry
+        attrs = dict(axis=axis, keepdims=keepdims)
+        if has_dtype:
+            attrs.update(dtype=None if dtype is None else _onp.dtype(dtype).name, initial=initial)
+        elif initial is not None:
+            raise _MXNetError("np.%s: initial= is not supported" % name)
+        return _call(op, (a,), attrs, out)
+    fn.__name__ = name
+    fn.__doc__ = "``np.%s``: a 0-d array over all axes (operator %s)." % (name, op)
+    return fn
+
+
+sum = _reduce("sum", "_np_sum")  # pylint: disable=redefined-builtin
+prod = _reduce("prod", "_np_prod")
+mean = _reduce("mean", "_npi_mean")
+_max, _min = _reduce("max", "_np_max", False), _reduce("min", "_np_min", False)
+
+
+def max(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
+    """``np.max``: a 0-d array over all axes."""
+    return _max(a, axis, out=out, keepdims=keepdims)
+
+
+def min(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
+    """``np.min``: a 0-d array over all axes."""
+    return _min(a, axis, out=out, keepdims=keepdims)
+
+
+amax, amin = max, min
+
+
+def argmax(a, axis=None, out=None):
+    return _call("_npi_argmax", (a,), dict(axis=axis), out)
+
+
+def argmin(a, axis=None, out=None):
+    return _call("_npi_argmin", (a,), dict(axis=axis), out)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    """The one ``_np_cumsum`` operator (legacy ``mx.nd.cumsum`` too), with NumPy's axis and
+    dtype rules applied here: a negative axis counts from the end, booleans sum as int64."""
+    if axis is not None and axis < 0:
+        axis += a.ndim
+    if dtype is None and a.dtype == _onp.bool_:
+        dtype = "int64"
+    return _call("_np_cumsum", (a,), dict(axis=axis, dtype=None if dtype is None else _onp.dtype(dtype).name), out)
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    m = mean(a, axis=axis, keepdims=True)
+    return mean(square(subtract(a, m)), axis=axis, keepdims=keepdims) * (1 if not ddof else 1) \
+        if not ddof else sum(square(subtract(a, m)), axis=axis, keepdims=keepdims) / (_count(a, axis) - ddof)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    return sqrt(var(a, axis, dtype, None, ddof, keepdims))  # noqa: F821
+
+
+def _count(a, axis):
+    if axis is None:
+        return a.size
+    axes = (axis,) if isinstance(axis, int) else axis
+    n = 1
+    for ax in axes:
+        n *= a.shape[ax]
+    return n
+
+
+def any(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
+    return greater(sum(not_equal(a, 0).astype("int64"), axis=axis, keepdims=keepdims), 0)
+
+
+def all(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
+    return equal(sum(equal(a, 0).astype("int64"), axis=axis, keepdims=keepdims), 0)
+
+
+# ---------------------------------------------------------------------- shapes
+def reshape(a, newshape, order="C"):
+    """NumPy's reshape: one ``-1`` is inferred; MXNet's special codes are not read."""
+    if order != "C":
+        raise NotImplementedError("np.reshape: only order='C' is supported (as in MXNet)")
+    shape = _shape(newshape)
+    if _builtins.any(d < -1 for d in shape) or _builtins.sum(1 for d in shape if d == -1) > 1:
+        raise _MXNetError("np.reshape: invalid shape %s for an array of shape %s" % (shape, a.shape))
+    if isinstance(a, ndarray) and 0 in shape and a.size:
+        raise _MXNetError("np.reshape: cannot reshape array of size %d into shape %s" % (a.size, shape))
+    known = 1
+    for d in shape:
+        if d != -1:
+            known *= d
+    if -1 not in shape and known != a.size or -1 in shape and (known == 0 or a.size % known):
+        raise _MXNetError("np.reshape: cannot reshape array of size %d into shape %s" % (a.size, shape))
+    if -1 in shape:
+        shape = tuple(a.size // known if d == -1 else d for d in shape)
+    if shape:
+        return _call("Reshape", (a,), dict(shape=shape))
+    return _call("Reshape", (a,), dict(shape=(1,)))[0]  # a 0-d array: the one element
+
+
+def transpose(a, axes=None):
+    return _call("transpose", (a,), dict(axes=() if axes is None else tuple(axes)))
+
+
+def swapaxes(a, axis1, axis2):
+    return _call("SwapAxis", (a,), dict(dim1=axis1, dim2=axis2))
+
+
+def moveaxis(a, source, destination):
+    order = [n for n in range(a.ndim) if n != source % a.ndim]
+    order.insert(destination % a.ndim, source % a.ndim)
+    return transpose(a, order)
+
+
+def expand_dims(a, axis):
+    return _call("expand_dims", (a,), dict(axis=axis))
+
+
+def squeeze(a, axis=None):
+    return _call("squeeze", (a,), dict(axis=axis))
+
+
+def ravel(x, order="C"):
+    return reshape(x, -1)
+
+
+def broadcast_to(array, shape):  # pylint: disable=redefined-outer-name
+    if not shape:
+        return array.reshape(()) if array.size == 1 else broadcast_to(array, (1,))
+    shape = _shape(shape)
+    if array.ndim < len(shape):  # NumPy's rule: missing leading axes are 1
+        array = array.reshape((1,) * (len(shape) - array.ndim) + array.shape)
+    return _call("broadcast_to", (array,), dict(shape=_shape(shape)))
+
+
+def stack(arrays, axis=0, out=None):
+    """``np.stack`` of a list of arrays (a new axis)."""
+    arrays = list(arrays)
+    return _call("stack", arrays, dict(axis=axis, num_args=len(arrays)), out)
+
+
+def concatenate(seq, axis=0, out=None):
+    """``np.concatenate`` along an existing axis (``axis=None``: of the flattened arrays)."""
+    seq = list(seq)
+    if axis is None:
+        seq, axis = [s.reshape(-1) for s in seq], 0
+    return _call("Concat", seq, dict(dim=axis, num_args=len(seq)), out)
+
+
+def vstack(arrays, out=None):
+    return concatenate([a.reshape(1, -1) if a.ndim == 1 else a for a in arrays], 0, out)
+
+
+def hstack(arrays):
+    arrays = list(arrays)
+    return concatenate(arrays, 0 if arrays[0].ndim == 1 else 1)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """``np.split``: equal sections (an error when they do not divide) or at indices."""
+    n = ary.shape[axis]
+    if isinstance(indices_or_sections, int):
+        if n % indices_or_sections:
+            raise ValueError("array split does not result in an equal division")
+        bounds = list(range(0, n + 1, n // indices_or_sections))
+    else:
+        bounds = [0] + list(indices_or_sections) + [n]
+    key = [slice(None)] * ary.ndim
+    out = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        key[axis] = slice(lo, hi)
+        out.append(ary[tuple(key)])
+    return out
+
+
+def tile(A, reps):
+    return _call("tile", (A,), dict(reps=_shape(reps)))
+
+
+def repeat(a, repeats, axis=None):
+    return _call("repeat", (a,), dict(repeats=repeats, axis=axis))
+
+
+def flip(m, axis=None):
+    axes = range(m.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
+    return m[tuple(slice(None, None, -1) if i in [x % m.ndim for x in axes] else slice(None)
+                   for i in range(m.ndim))]
+
+
+def take(a, indices, axis=None, mode="raise", out=None):
+    indices = _arr(indices, a)
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    return _call("take", (a, indices), dict(axis=axis, mode="clip" if mode == "raise" else mode), out)
+
+
+def diag(v, k=0):
+    return _call("diag", (v,), dict(k=k))
+
+
+def sort(a, axis=-1, kind=None, order=None):
+    return _call("sort", (a,), dict(axis=axis))
+
+
+def argsort(a, axis=-1, kind=None, order=None):
+    return _call("argsort", (a,), dict(axis=axis, dtype="int64"))
+
+
+# ---------------------------------------------------------------------- products
+def dot(a, b, out=None):
+    """``np.dot``: scalars multiply, 1-d by 1-d is a 0-d inner product, else ``tensordot`` over
+    the last axis of ``a`` and the second-to-last of ``b``."""
+    if a.ndim == 0 or b.ndim == 0:
+        return multiply(a, b)
+    if b.ndim == 1:
+        return tensordot(a, b, ((a.ndim - 1,), (0,)))
+    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 2,)))
+
+
+def tensordot(a, b, axes=2):
+    """``np.tensordot`` as transposes, a 2-d ``dot`` and a reshape."""
+    if isinstance(axes, int):
+        axes = (list(range(a.ndim - axes, a.ndim)), list(range(axes)))
+    ax_a = [x % a.ndim for x in ((axes[0],) if isinstance(axes[0], int) else axes[0])]
+    ax_b = [x % b.ndim for x in ((axes[1],) if isinstance(axes[1], int) else axes[1])]
+    free_a = [i for i in range(a.ndim) if i not in ax_a]
+    free_b = [i for i in range(b.ndim) if i not in ax_b]
+    k = 1
+    for i in ax_a:
+        k *= a.shape[i]
+    at = transpose(a, free_a + ax_a).reshape(-1, k)
+    bt = transpose(b, ax_b + free_b).reshape(k, -1)
+    r = _call("dot", (at, bt))
+    return r.reshape(tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b))
+
+
+def matmul(a, b, out=None):
+    """``np.matmul``: batched over leading axes (broadcast), 1-d operands promoted and squeezed."""
+    a1, b1 = a.ndim == 1, b.ndim == 1
+    if a1:
+        a = expand_dims(a, 0)
+    if b1:
+        b = expand_dims(b, 1)
+    if a.ndim == 2 and b.ndim == 2:
+        r = _call("dot", (a, b))
+    else:
+        batch = tuple(_onp.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
+        a = broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+        b = broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+        r = _call("batch_dot", (a, b))
+        r = r.reshape(batch + r.shape[-2:])
+    if a1:
+        r = squeeze(r, -2)
+    if b1:
+        r = squeeze(r, -1)
+    return r
+
+
+def inner(a, b):
+    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 1,)))
+
+
+def outer(a, b):
+    return multiply(a.reshape(-1, 1), b.reshape(1, -1))
+
+
+def einsum(subscripts, *operands, **kwargs):
+    """``np.einsum``: the registered ``_npi_einsum`` operator."""
+    operands = list(operands)
+    return _call("_npi_einsum", operands, dict(subscripts=subscripts, num_args=len(operands)))
+
+
+# ---------------------------------------------------------------------- misc
+def shape(a):
+    return a.shape
+
+
+def ndim(a):
+    return a.ndim
+
+
+def size(a, axis=None):
+    return a.size if axis is None else a.shape[axis]
+
+
+def around(x, decimals=0, out=None):
+    if decimals:
+        return divide(rint(multiply(x, 10.0 ** decimals)), 10.0 ** decimals)  # noqa: F821
+    return rint(x)  # noqa: F821
+
+
+round = round_ = around  # pylint: disable=redefined-builtin
+
+
+def isnan(x):
+    return not_equal(x, x)
+
+
+def isinf(x):
+    return equal(absolute(x), _onp.inf)  # noqa: F821
+
+
+def isfinite(x):
+    return logical_not(_logical_or(isnan(x), isinf(x)))  # noqa: F821
+
+
+from .extras import *  # noqa: E402,F401,F403  (more functions, compositions of the above)
+
+# methods of ndarray that are these functions (the array binds as the first argument)
+for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum", "squeeze", "expand_dims",
+              "swapaxes", "clip", "split", "take", "sort", "argsort", "exp", "log", "sqrt", "abs", "tanh",
+              "dot", "round", "zeros_like", "ones_like", "std", "var", "any", "all", "nonzero",
+              "diag", "flip", "sign", "square"):
+    setattr(ndarray, _name, globals()[_name])
+ndarray.sigmoid = _sigmoid
+for _name in ("relu", "softmax", "log_softmax", "topk", "pick", "slice"):
+    delattr(ndarray, _name)
+

@@ -1,0 +1,160 @@
+"""``mx.np.random``: MXNet 1.9.1's NumPy-interface sampling (``size=``, ``dtype=``,
+``ctx=``/``device=``), over the registry's random operators; ``mx.random.seed`` seeds it.
+Draws come from torch's generators: distributions, shapes and dtypes are MXNet's, the
+numbers are not."""
+import numpy as _onp
+
+from ..context import as_context as _as_context, current_context as _current
+from ..ndarray import NDArray as _NDArray
+from .multiarray import call as _call, array as _array
+
+__all__ = ["uniform", "normal", "randn", "rand", "randint", "choice", "shuffle"]
+
+
+def _size(size):
+    if size is None:
+        return ()
+    return (int(size),) if isinstance(size, (int, _onp.integer)) else tuple(size)
+
+
+def _ctx(ctx, device):
+    return str(_as_context(device or ctx or _current()))
+
+
+def _scalar_draw(op, size, attrs):
+    shape = _size(size)
+    r = _call(op, (), dict(attrs, shape=shape or (1,)))
+    return r if shape else r.reshape(())  # size=None: a 0-d array, as MXNet gives
+
+
+def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
+    """Samples from ``[low, high)``, float32 by default (array bounds broadcast)."""
+    if isinstance(low, _NDArray) or isinstance(high, _NDArray):
+        shape = _size(size) or _onp.broadcast_shapes(getattr(low, "shape", ()), getattr(high, "shape", ()))
+        u = uniform(0.0, 1.0, shape, dtype, ctx, device)
+        return u * (high - low) + low
+    return _scalar_draw("_random_uniform", size, dict(low=low, high=high, ctx=_ctx(ctx, device),
+                                                      dtype=_onp.dtype(dtype or "float32").name))
+
+
+def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
+    """Samples from N(loc, scale^2), float32 by default (array parameters broadcast)."""
+    if isinstance(loc, _NDArray) or isinstance(scale, _NDArray):
+        shape = _size(size) or _onp.broadcast_shapes(getattr(loc, "shape", ()), getattr(scale, "shape", ()))
+        return normal(0.0, 1.0, shape, dtype, ctx, device) * scale + loc
+    return _scalar_draw("_random_normal", size, dict(loc=loc, scale=scale, ctx=_ctx(ctx, device),
+                                                     dtype=_onp.dtype(dtype or "float32").name))
+
+
+def randn(*size, **kwargs):
+    return normal(0.0, 1.0, size, **kwargs)
+
+
+def rand(*size, **kwargs):
+    return uniform(0.0, 1.0, size, **kwargs)
+
+
+def randint(low, high=None, size=None, dtype=None, ctx=None, device=None, out=None):
+    """Integers from ``[low, high)``: int64 by default, as MXNet's NumPy interface."""
+    if high is None:
+        low, high = 0, low
+    return _scalar_draw("_random_randint", size, dict(low=low, high=high, ctx=_ctx(ctx, device),
+                                                      dtype=_onp.dtype(dtype or "int64").name))
+
+
+def choice(a, size=None, replace=True, p=None, ctx=None, device=None, out=None):
+    """Samples of ``range(a)`` (an int) or of a 1-d array, with or without replacement, with
+    probabilities ``p``: the ``_sample_multinomial`` and ``_shuffle`` operators."""
+    n = a if isinstance(a, (int, _onp.integer)) else a.shape[0]
+    shape = _size(size)
+    count = int(_onp.prod(shape)) if shape else 1
+    if replace:
+        probs = p if p is not None else _array(_onp.full((n,), 1.0 / n, dtype="float32"), ctx=ctx or device)
+        idx = _call("_sample_multinomial", (probs,), dict(shape=(count,), dtype="int32")).astype("int64")
+    else:
+        if count > n:
+            raise ValueError("Cannot take a larger sample than population when 'replace=False'")
+        if p is not None:
+            raise NotImplementedError("np.random.choice: replace=False with p is not supported")
+        perm = _call("_shuffle", (_call("_arange", (), dict(start=0, stop=n, dtype="int64",
+                                                              ctx=_ctx(ctx, device))),))
+        idx = perm[:count]
+    idx = idx.reshape(shape) if shape else idx.reshape(())
+    if isinstance(a, (int, _onp.integer)):
+        return idx
+    return _call("take", (a, idx.reshape(-1)), dict(axis=0)).reshape(shape + a.shape[1:])
+
+
+def shuffle(x):
+    """Shuffle ``x`` along its first axis, in place (the ``_shuffle`` operator)."""
+    x[...] = _call("_shuffle", (x,))
+
+
+def _dt(dtype):
+    return _onp.dtype(dtype or "float32").name
+
+
+def exponential(scale=1.0, size=None, ctx=None, device=None, out=None):
+    """Samples of the exponential distribution with mean ``scale`` (``_random_exponential``)."""
+    return _scalar_draw("_random_exponential", size, dict(lam=1.0 / scale, ctx=_ctx(ctx, device), dtype="float32"))
+
+
+def gamma(shape, scale=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
+    """Samples of the gamma distribution (shape ``shape``, scale ``scale``): ``_random_gamma``."""
+    return _scalar_draw("_random_gamma", size, dict(alpha=shape, beta=scale, ctx=_ctx(ctx, device),
+                                                    dtype=_dt(dtype)))
+
+
+def beta(a, b, size=None, dtype=None, ctx=None, device=None):
+    """``X / (X + Y)`` with ``X ~ Gamma(a)``, ``Y ~ Gamma(b)``."""
+    x, y = gamma(a, 1.0, size, dtype, ctx, device), gamma(b, 1.0, size, dtype, ctx, device)
+    return x / (x + y)
+
+
+def chisquare(df, size=None, dtype=None, ctx=None, device=None):
+    """A chi-square sample is ``Gamma(df / 2, 2)``."""
+    return gamma(df / 2.0, 2.0, size, dtype, ctx, device)
+
+
+def lognormal(mean=0.0, sigma=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
+    from . import exp
+    return exp(normal(mean, sigma, size, dtype, ctx, device))
+
+
+def gumbel(loc=0.0, scale=1.0, size=None, ctx=None, device=None, out=None):
+    """``loc - scale * log(-log(U))``."""
+    from . import log
+    return loc - scale * log(-log(uniform(1e-12, 1.0, size, ctx=ctx, device=device)))
+
+
+def logistic(loc=0.0, scale=1.0, size=None, ctx=None, device=None, out=None):
+    """``loc + scale * log(U / (1 - U))``."""
+    from . import log
+    u = uniform(1e-12, 1.0 - 1e-7, size, ctx=ctx, device=device)
+    return loc + scale * log(u / (1 - u))
+
+
+def rayleigh(scale=1.0, size=None, ctx=None, device=None, out=None):
+    """``scale * sqrt(-2 log(1 - U))``."""
+    from . import log, sqrt
+    return scale * sqrt(-2 * log(1 - uniform(0.0, 1.0 - 1e-7, size, ctx=ctx, device=device)))
+
+
+def weibull(a, size=None, ctx=None, device=None, out=None):
+    """``(-log(1 - U)) ** (1 / a)``."""
+    from . import log
+    return (-log(1 - uniform(0.0, 1.0 - 1e-7, size, ctx=ctx, device=device))) ** (1.0 / a)
+
+
+def pareto(a, size=None, ctx=None, device=None, out=None):
+    """NumPy's Pareto II (Lomax): ``(1 - U) ** (-1 / a) - 1``."""
+    return (1 - uniform(0.0, 1.0 - 1e-7, size, ctx=ctx, device=device)) ** (-1.0 / a) - 1
+
+
+def power(a, size=None, ctx=None, device=None, out=None):
+    """``U ** (1 / a)``."""
+    return uniform(0.0, 1.0, size, ctx=ctx, device=device) ** (1.0 / a)
+
+
+__all__ += ["exponential", "gamma", "beta", "chisquare", "lognormal", "gumbel", "logistic", "rayleigh",
+            "weibull", "pareto", "power"]
