@@ -109,6 +109,7 @@ def _node_from(index, entry, built, max_count):
         node.inputs.append((src, out, version))
         src.version = max(src.version, version)
     if op is not None:
+        _check_variadic_count(node, where)
         try:
             node.parsed  # pylint: disable=pointless-statement
         except MXNetError as err:
@@ -116,6 +117,22 @@ def _node_from(index, entry, built, max_count):
         _check_counts(node, where, max_count)
         _check_inputs(node)
     return node
+
+
+def _check_variadic_count(node, where):
+    """``num_args`` (or the operator's other count attribute) against the inputs the node
+    lists, read from the raw string before the attributes are parsed: parsing builds the
+    node's input names, so a count of 10^8 must be refused first."""
+    variadic = node.op.variadic
+    raw = node.attrs.get(variadic) if variadic else None
+    if raw is None:
+        return
+    try:
+        count = int(str(raw).strip().rstrip("L"))
+    except ValueError:
+        return  # not a number: parsing reports it
+    if not 0 <= count <= len(node.inputs):
+        raise _graph_error("%s: %s=%s but the node has %d inputs" % (where, variadic, raw, len(node.inputs)))
 
 
 def _check_counts(node, where, max_count):
