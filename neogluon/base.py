@@ -4,11 +4,15 @@ MXNet names every dtype three ways: a numpy type (what ``NDArray.dtype`` returns
 integer *type flag* (what the binary ``.params`` format and the C API store), and a
 string (what ``-symbol.json`` attributes hold). Here each is mapped to a torch dtype.
 """
+import os
+import platform
+
 import numpy as np
 import torch
 
 __all__ = ["MXNetError", "NotImplementedForSymbol", "numeric_types", "integer_types",
-           "string_types", "np_dtype", "torch_dtype", "dtype_name", "DTYPE_TO_FLAG", "FLAG_TO_DTYPE"]
+           "string_types", "np_dtype", "torch_dtype", "dtype_name", "DTYPE_TO_FLAG", "FLAG_TO_DTYPE",
+           "data_dir", "data_dir_default"]
 
 
 class MXNetError(RuntimeError):
@@ -104,3 +108,16 @@ def dtype_name(dtype):
 def np_type(torch_dt):
     """The numpy type object (``np.float32``) that ``NDArray.dtype`` returns, as in MXNet."""
     return _TORCH_TO_NP[torch_dt]
+
+
+def data_dir_default():
+    """MXNet's default data directory: ``%APPDATA%\\mxnet`` on Windows, ``~/.mxnet`` elsewhere."""
+    if platform.system() == "Windows":
+        return os.path.join(os.environ.get("APPDATA"), "mxnet")
+    return os.path.join(os.path.expanduser("~"), ".mxnet")
+
+
+def data_dir():
+    """Where MXNet keeps downloaded models and data sets: ``$MXNET_HOME``, else
+    ``data_dir_default()``."""
+    return os.getenv("MXNET_HOME", data_dir_default())
