@@ -7,6 +7,7 @@ are committed: both sides compute them from the parameter names). Outputs are co
 imperatively and hybridized, for a subset covering every family and block type
 (``OUTPUT_CHECKED``); ``NEOGLUON_TEST_ALL_MODELS=1`` compares all 34 (a few minutes).
 """
+import gzip
 import hashlib
 import json
 import os
@@ -22,7 +23,7 @@ from neogluon.gluon.model_zoo import model_store, vision
 from model_zoo_params import input_shape, input_value, param_value, shape_side
 
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "extra", "model_zoo")
-with open(os.path.join(HERE, "cases.json")) as _f:
+with gzip.open(os.path.join(HERE, "cases.json.gz"), "rt") as _f:
     _CASES = json.load(_f)
 MODELS, META = _CASES["models"], _CASES["meta"]
 with np.load(os.path.join(HERE, "outputs.npz")) as _data:

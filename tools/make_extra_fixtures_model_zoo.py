@@ -1,7 +1,7 @@
 """Record MXNet 1.9.1's model zoo for tests/test_model_zoo.py (run with /work/mxref/bin/python).
 
 Writes tests/fixtures/extra/model_zoo/:
-- cases.json: for every ``get_model`` name, the parameters (structural name, full name,
+- cases.json.gz: for every ``get_model`` name, the parameters (structural name, full name,
   shape, for the pretrained input size), the input shape of the output check, and for a
   few models the exported graph's nodes and the repr; the public names of
   ``gluon.model_zoo.vision``; ``get_model``'s and ``model_store``'s errors; file names.
@@ -10,6 +10,7 @@ Writes tests/fixtures/extra/model_zoo/:
 
     /work/mxref/bin/python tools/make_extra_fixtures_model_zoo.py
 """
+import gzip
 import json
 import os
 import sys
@@ -93,8 +94,9 @@ def main():
         "default_root": os.path.join(mx.base.data_dir(), "models").replace(
             os.path.expanduser("~"), "~"),
     }
-    with open(os.path.join(OUT, "cases.json"), "w") as f:
-        json.dump({"models": cases, "meta": meta}, f, indent=0, sort_keys=True)
+    # gzipped (1 MB of names and shapes otherwise), without a time stamp: reproducible bytes
+    with gzip.GzipFile(os.path.join(OUT, "cases.json.gz"), "wb", mtime=0) as f:
+        f.write(json.dumps({"models": cases, "meta": meta}, indent=0, sort_keys=True).encode())
     np.savez_compressed(os.path.join(OUT, "outputs.npz"), **outputs)
 
 
