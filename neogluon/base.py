@@ -8,7 +8,8 @@ import numpy as np
 import torch
 
 __all__ = ["MXNetError", "NotImplementedForSymbol", "numeric_types", "integer_types",
-           "string_types", "np_dtype", "torch_dtype", "dtype_name", "DTYPE_TO_FLAG", "FLAG_TO_DTYPE"]
+           "string_types", "np_dtype", "torch_dtype", "dtype_name", "DTYPE_TO_FLAG", "FLAG_TO_DTYPE",
+           "data_dir", "data_dir_default"]
 
 
 class MXNetError(RuntimeError):

@@ -6,5 +6,6 @@ from . import rnn
 from . import loss
 from . import contrib
 from . import data
+from . import model_zoo
 from . import utils
 from .trainer import Trainer

@@ -79,13 +79,18 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
 
 
 # ---------------------------------------------------------------------- files
-def check_sha1(filename, sha1_hash):
-    """Whether the SHA-1 of the file's contents is ``sha1_hash`` (hexadecimal)."""
+def _file_sha1(filename):
+    """The SHA-1 of the file's contents, in hexadecimal."""
     sha1 = hashlib.sha1()
     with open(filename, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             sha1.update(chunk)
-    return sha1.hexdigest() == sha1_hash
+    return sha1.hexdigest()
+
+
+def check_sha1(filename, sha1_hash):
+    """Whether the SHA-1 of the file's contents is ``sha1_hash`` (hexadecimal)."""
+    return _file_sha1(filename) == sha1_hash
 
 
 def replace_file(src, dst):
