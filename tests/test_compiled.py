@@ -173,10 +173,11 @@ def test_mlp_batchnorm_dropout_train_and_predict():
     # the weights change (a training step): the frozen function is not used any more
     for net in (plain, comp):
         trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
+        mx.random.seed(11)
         with autograd.record():
             (net(x) ** 2).sum().backward()
         trainer.step(8)
-    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    _close(comp(x).asnumpy(), plain(x).asnumpy(), 1e-3)
 
 
 @pytest.mark.slow
@@ -205,3 +206,14 @@ def test_lstm_unrolled_gradients():
     _close(outs[0], outs[1])
     for g, h in zip(_grads(plain), _grads(comp)):
         _close(h, g)
+
+
+# ---------------------------------------------------------------------- thread settings
+def test_omp_wait_policy_is_passive_unless_chosen():
+    from neogluon import threads
+    env = {}
+    assert threads.configure(env, {}) and env == {"OMP_WAIT_POLICY": "PASSIVE"}
+    env = {"OMP_WAIT_POLICY": "ACTIVE"}
+    assert not threads.configure(env, {}) and env == {"OMP_WAIT_POLICY": "ACTIVE"}
+    env = {}
+    assert not threads.configure(env, {"torch": torch}) and env == {}  # too late: OpenMP read it already

@@ -34,6 +34,7 @@ the MXNet graph, never the compiled code.
 """
 import os
 import time
+import types
 import warnings
 
 import torch
@@ -142,7 +143,7 @@ class _Frozen:
         self.params = [t for t, p in zip(tensors, is_param) if p]
         self.versions = [t._version for t in self.params]  # pylint: disable=protected-access
         self.module = _ParamModule(plain, self.params, is_param)
-        self.frozen = torch.compile(self.module, dynamic=False, options=dict(_OPTIONS, freezing=True))
+        self.frozen = torch.compile(self.module.forward, dynamic=False, options=dict(_OPTIONS, freezing=True))
 
     def valid(self, tensors):
         params = [t for t, p in zip(tensors, self.is_param) if p]
@@ -159,17 +160,24 @@ class _Frozen:
 
 class _ParamModule(torch.nn.Module):
     """The graph function as a module whose parameters are the graph's Parameter inputs
-    (sharing their memory), which is what inductor's freezing folds."""
+    (sharing their memory), which is what inductor's freezing folds. Its ``forward`` is
+    generated for this graph, so each graph is its own code object for torch.compile
+    (dynamo keeps a bounded number of compiled entries per code object)."""
 
     def __init__(self, fn, params, is_param):
         super().__init__()
         self.fn = fn
-        self.is_param = tuple(is_param)
         for k, t in enumerate(params):
             self.register_parameter("p%d" % k, torch.nn.Parameter(t.detach(), requires_grad=False))
-        self.count = len(params)
-
-    def forward(self, *data):
-        params = iter([getattr(self, "p%d" % k) for k in range(self.count)])
-        data = iter(data)
-        return self.fn(*[next(params) if p else next(data) for p in self.is_param])
+        data, args, k_param = [], [], 0
+        for p in is_param:
+            if p:
+                args.append("self.p%d" % k_param)
+                k_param += 1
+            else:
+                data.append("d%d" % len(data))
+                args.append(data[-1])
+        src = "def forward(self, %s):\n    return self.fn(%s)\n" % (", ".join(data), ", ".join(args))
+        scope = {}
+        exec(compile(src, "<neogluon.executor.inductor frozen graph>", "exec"), scope)  # pylint: disable=exec-used
+        self.forward = types.MethodType(scope["forward"], self)
