@@ -142,6 +142,41 @@ def test_compile_failure_falls_back_with_a_warning(monkeypatch):
         comp(nd.ones((4, 7)))  # a user's error names the node, as the plain graph does
 
 
+def _identity_compile(fn, **_):
+    """torch.compile stand-in that runs the function as is: the backend's bookkeeping, fast."""
+    return fn
+
+
+def test_a_users_shape_error_does_not_use_up_the_compilation(monkeypatch):
+    monkeypatch.setattr(torch, "compile", _identity_compile)
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, backend="inductor")
+    with pytest.raises(mx.base.MXNetError, match="FullyConnected"):
+        comp(nd.ones((4, 7)))
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    graph = comp._cached_op.compiled
+    assert [k[1][0][0] for k in graph.compile_seconds] == [(4, 10)] and not graph._failed
+
+
+def test_frozen_prediction_stops_when_the_weights_change(monkeypatch):
+    monkeypatch.setattr(torch, "compile", _identity_compile)
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    frozen = [f for f in comp._cached_op.compiled._fns.values() if isinstance(f, inductor._Frozen)]
+    assert len(frozen) == 1 and frozen[0].frozen is not None
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    assert frozen[0].frozen is not None
+    for net in (plain, comp):
+        net[0].weight.data()[:] += 1  # in place: same tensor, a new version
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    assert frozen[0].frozen is None
+    # static_shape: a new shape is compiled too
+    x2 = nd.random.uniform(shape=(2, 10))
+    _close(comp(x2).asnumpy(), plain(x2).asnumpy())
+    assert len(comp._cached_op.compiled.compile_seconds) == 2
+
+
 # ---------------------------------------------------------------------- compiling
 @pytest.mark.slow
 def test_mlp_batchnorm_dropout_train_and_predict():

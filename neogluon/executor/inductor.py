@@ -102,6 +102,9 @@ class InductorGraph:
         try:
             out = fn(tensors)
         except Exception as e:  # pylint: disable=broad-except
+            if first:  # forget the attempt: a user's error (below) must not use up the mode's compilation
+                del self._fns[key]
+                self._modes[mode] -= 1
             out = self.graph(tensors, is_train)  # a user's error is raised here, as without the backend
             self._fail(e)
             return out
