@@ -42,6 +42,12 @@ def _grads(net):
     return [p.grad().asnumpy() for p in net.collect_params().values() if p.grad_req != "null"]
 
 
+def _compiled(net, count):
+    """The block ran ``count`` compiled functions (and never fell back to the plain graph)."""
+    graph = net._cached_op.compiled
+    assert not graph._failed and len(graph.compile_seconds) == count, graph.compile_seconds
+
+
 def _close(a, b, tol=1e-4):
     """Equal up to float rounding, relative to the array's scale (sums are reordered by fusion)."""
     np.testing.assert_allclose(a, b, rtol=tol, atol=tol * max(1.0, float(np.abs(b).max(initial=0))))
@@ -227,6 +233,7 @@ def test_lenet_static_flags_predict_and_gradients():
         y.backward(nd.ones_like(y))
     for g, h in zip(_grads(plain), _grads(comp)):
         _close(h, g)
+    _compiled(comp, 2)  # predict (frozen) and training
 
 
 @pytest.mark.slow
@@ -242,6 +249,7 @@ def test_lstm_unrolled_gradients():
     _close(outs[0], outs[1])
     for g, h in zip(_grads(plain), _grads(comp)):
         _close(h, g)
+    _compiled(comp, 1)
 
 
 # ---------------------------------------------------------------------- thread settings

@@ -77,6 +77,7 @@ class InductorGraph:
     def __init__(self, graph, is_param, static_shape=False):
         self.graph = graph
         self.is_param = list(is_param)
+        self.data_index = [k for k, p in enumerate(self.is_param) if not p]
         self.static_shape = bool(static_shape)
         self.compile_seconds = {}  # (mode, shapes) -> seconds of the first (compiling) call
         self._fns = {}  # (mode, shapes) -> callable(tensors) or None (plain graph)
@@ -91,7 +92,7 @@ class InductorGraph:
         if self._failed:
             return self.graph(tensors, is_train)
         mode = (is_train, torch.is_grad_enabled())
-        key = (mode, tuple((tuple(t.shape), t.dtype) for t, p in zip(tensors, self.is_param) if not p))
+        key = (mode, tuple((tensors[k].shape, tensors[k].dtype) for k in self.data_index))
         fn = self._fns.get(key, False)
         if fn is False:
             fn = self._new(key, mode, tensors)
@@ -142,21 +143,21 @@ class _Frozen:
 
     def __init__(self, plain, unfrozen, tensors, is_param):
         self.unfrozen = unfrozen
-        self.is_param = is_param
-        self.params = [t for t, p in zip(tensors, is_param) if p]
+        self.param_index = [k for k, p in enumerate(is_param) if p]
+        self.data_index = [k for k, p in enumerate(is_param) if not p]
+        self.params = [tensors[k] for k in self.param_index]
         self.versions = [t._version for t in self.params]  # pylint: disable=protected-access
         self.module = _ParamModule(plain, self.params, is_param)
         self.frozen = torch.compile(self.module.forward, dynamic=False, options=dict(_OPTIONS, freezing=True))
 
     def valid(self, tensors):
-        params = [t for t, p in zip(tensors, self.is_param) if p]
-        return all(a is b and a._version == v  # pylint: disable=protected-access
-                   for a, b, v in zip(params, self.params, self.versions))
+        return all(tensors[k] is b and b._version == v  # pylint: disable=protected-access
+                   for k, b, v in zip(self.param_index, self.params, self.versions))
 
     def __call__(self, tensors):
         if self.frozen is not None:
             if self.valid(tensors):
-                return self.frozen(*[t for t, p in zip(tensors, self.is_param) if not p])
+                return self.frozen(*[tensors[k] for k in self.data_index])
             self.frozen = self.module = self.params = None  # the weights moved on: stop freezing
         return self.unfrozen(*tensors)
 
