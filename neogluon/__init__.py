@@ -7,6 +7,7 @@ __version__ = "0.1.0"
 # the MXNet release whose API, operator semantics and file formats neogluon follows
 mxnet_version = "1.9.1"
 
+from . import threads  # OpenMP's wait policy, before torch loads (neogluon/threads.py)
 from . import _names
 _names.activate()  # MXNet's modules and names neogluon lacks, served from its recorded table
 from . import base

@@ -619,7 +619,7 @@ class HybridBlock(Block):
             self._cached_graph = data, out
         self._cached_op_args = [(True, data_names[name]) if name in data_names else (False, params[name])
                                 for name in out.list_inputs()]
-        self._cached_op = _cached.CachedOp(out, self._cached_op_args, self._flags)
+        self._cached_op = _cached.CachedOp(out, self._cached_op_args, self._flags + [("backend", self._backend)])
 
     def _deferred_infer_shape(self, *args):
         try:
@@ -679,8 +679,9 @@ class HybridBlock(Block):
         """Activate (or, with ``active=False``, deactivate) hybrid execution here and in every child.
 
         ``backend`` names a graph backend (see ``register_backend``) applied when the graph is
-        built; ``static_alloc``/``static_shape`` and the bulk sizes are accepted and recorded (the
-        compiled graph already serves every input shape without re-tracing)."""
+        built; ``backend='inductor'``/``'MKLDNN'``/``'ONEDNN'``, or ``static_alloc`` with
+        ``static_shape``, also compile the graph with ``torch.compile`` (executor/inductor.py);
+        the bulk sizes are accepted and recorded."""
         if backend_opts:
             self._backend_opts = dict(backend_opts)
         if kwargs:

@@ -27,7 +27,7 @@ import torch
 
 from ..base import MXNetError, NotImplementedForSymbol
 from ..core import STATE as _STATE, set_tracing as _set_tracing
-from ..executor import compile_graph
+from ..executor import compile_graph, inductor
 from ..ndarray.indexing import GETITEM as _GETITEM, _INT_KEYS
 from ..ndarray.ndarray import NDArray
 from ..operator import registry
@@ -94,7 +94,9 @@ def _default_backend(sym, arg_dict, aux_dict, **options):
 # MXNet 1.9.1's CPU fusion backend, under both its names: its fusions (conv + bn + relu, ...)
 # change no result beyond rounding, and torch's CPU kernels are oneDNN's already, so the
 # graph runs as compiled. Unknown names raise (MXNet logs them and runs the plain graph).
-_BACKENDS = {"default": _default_backend, "MKLDNN": _default_backend, "ONEDNN": _default_backend}
+# "inductor" and these two names also run the graph through torch.compile (executor/inductor.py).
+_BACKENDS = {"default": _default_backend, "MKLDNN": _default_backend, "ONEDNN": _default_backend,
+             "inductor": _default_backend}
 
 
 def register_backend(name, partition):
@@ -118,14 +120,18 @@ class CachedOp:
 
     ``sources`` gives, for each graph input in the compiled function's order, either
     ``(True, i)`` (the i-th non-None data argument) or ``(False, param)`` (a Parameter);
-    ``flags`` are hybridize's options (``static_alloc``, ``static_shape``, ...), kept for
-    the record: the compiled graph already serves every input shape."""
+    ``flags`` are hybridize's options (``static_alloc``, ``static_shape``, ``backend``, ...):
+    ``backend='inductor'``/``'MKLDNN'``/``'ONEDNN'`` or both static flags compile the graph
+    with ``torch.compile`` (executor/inductor.py); else the graph serves every shape as is."""
 
     def __init__(self, sym, sources, flags=()):
         self.symbol = sym
         self.compiled = compile_graph(sym)
         self.sources = list(sources)
         self.flags = dict(flags)
+        if inductor.wanted(self.flags):
+            self.compiled = inductor.InductorGraph(self.compiled, [not d for d, _ in self.sources],
+                                                   self.flags.get("static_shape"))
         self.params = [p for is_data, p in self.sources if not is_data]
         num_data = sum(1 for is_data, _ in self.sources if is_data)
         # graph input k reads entry perm[k] of  data tensors + parameter tensors

@@ -1,0 +1,187 @@
+"""A compiled backend for hybridized graphs: the straight-line graph through ``torch.compile``.
+
+MXNet 1.9.1 lets ``hybridize(static_alloc=True, static_shape=True)`` and
+``hybridize(backend='MKLDNN')`` (``optimize_for(x, backend=...)``) run a graph with fused,
+preallocated kernels (oneDNN subgraphs, static memory plans). neogluon does the same with
+torch's graph compiler: the function :class:`~neogluon.executor.CompiledGraph` generates for
+each mode (plain Python over the operators' kernels) is handed to ``torch.compile`` (inductor).
+
+- **Modes.** One compiled function per mode: prediction without autograd (compiled with
+  inductor's weight *freezing*: the parameters become constants, conv+BatchNorm folding and
+  weight prepacking apply), training without autograd, and recorded calls (forward and
+  backward through torch autograd, AOTAutograd: the gradients reach the Parameters' own leaf
+  tensors, so ``backward`` fills their grads exactly as the plain graph does; BatchNorm's
+  running statistics are updated in place once per call).
+- **Shapes.** A mode is compiled for the first input shapes it sees; other shapes run the
+  plain straight-line graph (no recompilation per shape), unless ``static_shape=True``
+  promised few shapes: then each new shape is compiled, up to :data:`MAX_SHAPES`.
+- **Freezing** folds the weights' values into the compiled code, so a frozen function is
+  used only while the parameters are the tensors it was compiled with, unchanged (their
+  version counters); once a parameter changes (a training step), prediction goes on with
+  an unfrozen compiled function (the weights as inputs).
+- **Dropout** keeps torch's eager random stream (inductor's ``fallback_random``), so the
+  compiled graph draws the same masks as the plain one.
+- **Disk cache.** Compiled code is cached across processes by inductor's FX graph cache in
+  :func:`cache_dir` (``$TORCHINDUCTOR_CACHE_DIR`` when set, else ``$MXNET_HOME/inductor``,
+  else ``~/.cache/neogluon/inductor``). ``compile_seconds`` records each first call's time.
+- **Off switch.** ``NEOGLUON_COMPILE=0`` runs the plain graph whatever the options.
+- **Failure.** If inductor cannot compile (no C++ compiler, an unsupported kernel), a
+  warning is given once and the plain graph runs; a user's error (wrong shapes) is raised
+  by the plain graph, naming the node, as without the backend.
+
+Op hooks (``register_op_hook``) run the graph node by node as before, and ``export`` writes
+the MXNet graph, never the compiled code.
+"""
+import os
+import time
+import types
+import warnings
+
+import torch
+
+__all__ = ["BACKENDS", "MAX_SHAPES", "InductorGraph", "cache_dir", "wanted"]
+
+# hybridize(backend=...) names selecting the compiled CPU path (MXNet's oneDNN backend names too)
+BACKENDS = ("inductor", "MKLDNN", "ONEDNN")
+MAX_SHAPES = 8
+_OPTIONS = {"fallback_random": True}
+
+
+def cache_dir():
+    """The directory of inductor's on-disk cache used by neogluon."""
+    env = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if env:
+        return env
+    home = os.environ.get("MXNET_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "neogluon")
+    return os.path.join(home, "inductor")
+
+
+def wanted(flags):
+    """Whether hybridize's options (a dict with ``backend``, ``static_alloc``, ``static_shape``)
+    ask for the compiled backend; ``NEOGLUON_COMPILE=0`` in the environment turns it off
+    (the plain graph runs, as the test suite does outside the backend's own tests)."""
+    if os.environ.get("NEOGLUON_COMPILE", "1") == "0":
+        return False
+    if flags.get("backend") in BACKENDS:
+        return True
+    return bool(flags.get("static_alloc") and flags.get("static_shape"))
+
+
+class InductorGraph:
+    """A :class:`CompiledGraph` whose modes run through ``torch.compile``, with the same call
+    interface (``graph(tensors, is_train)``); every other attribute is the plain graph's.
+
+    ``is_param`` marks, in the graph's input order, the inputs that are Parameters (frozen
+    in prediction); ``static_shape`` lets each new input shape be compiled."""
+
+    def __init__(self, graph, is_param, static_shape=False):
+        self.graph = graph
+        self.is_param = list(is_param)
+        self.data_index = [k for k, p in enumerate(self.is_param) if not p]
+        self.static_shape = bool(static_shape)
+        self.compile_seconds = {}  # (mode, shapes) -> seconds of the first (compiling) call
+        self._fns = {}  # (mode, shapes) -> callable(tensors) or None (plain graph)
+        self._modes = {}  # mode -> number of shapes compiled
+        self._failed = False
+        os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", cache_dir())
+
+    def __getattr__(self, name):
+        return getattr(self.graph, name)
+
+    def __call__(self, tensors, is_train=False):
+        if self._failed:
+            return self.graph(tensors, is_train)
+        mode = (is_train, torch.is_grad_enabled())
+        key = (mode, tuple((tensors[k].shape, tensors[k].dtype) for k in self.data_index))
+        fn = self._fns.get(key, False)
+        if fn is False:
+            fn = self._new(key, mode, tensors)
+        if fn is None:
+            return self.graph(tensors, is_train)
+        first = key not in self.compile_seconds
+        start = time.perf_counter()
+        try:
+            out = fn(tensors)
+        except Exception as e:  # pylint: disable=broad-except
+            if first:  # forget the attempt: a user's error (below) must not use up the mode's compilation
+                del self._fns[key]
+                self._modes[mode] -= 1
+            out = self.graph(tensors, is_train)  # a user's error is raised here, as without the backend
+            self._fail(e)
+            return out
+        if first:
+            self.compile_seconds[key] = time.perf_counter() - start
+        return out
+
+    def _new(self, key, mode, tensors):
+        count = self._modes.get(mode, 0)
+        if count and (not self.static_shape or count >= MAX_SHAPES):
+            fn = None  # a new shape: the plain graph, no recompilation
+        else:
+            self._modes[mode] = count + 1
+            fn = self._compile(mode, tensors)
+        self._fns[key] = fn
+        return fn
+
+    def _compile(self, mode, tensors):
+        is_train, grad = mode
+        plain = self.graph.fn(is_train, tensors)
+        compiled = torch.compile(plain, dynamic=False, options=dict(_OPTIONS))
+        if is_train or grad:
+            return lambda ts: compiled(*ts)
+        return _Frozen(plain, compiled, tensors, self.is_param)
+
+    def _fail(self, err):
+        self._failed = True
+        warnings.warn("the compiled (inductor) backend could not run this graph, the plain graph runs instead: %s"
+                      % str(err).split("\n")[0])
+
+
+class _Frozen:
+    """Prediction with the parameters frozen into the compiled code, while they are the
+    tensors it was compiled with and unchanged; else the unfrozen compiled function."""
+
+    def __init__(self, plain, unfrozen, tensors, is_param):
+        self.unfrozen = unfrozen
+        self.param_index = [k for k, p in enumerate(is_param) if p]
+        self.data_index = [k for k, p in enumerate(is_param) if not p]
+        self.params = [tensors[k] for k in self.param_index]
+        self.versions = [t._version for t in self.params]  # pylint: disable=protected-access
+        self.module = _ParamModule(plain, self.params, is_param)
+        self.frozen = torch.compile(self.module.forward, dynamic=False, options=dict(_OPTIONS, freezing=True))
+
+    def valid(self, tensors):
+        return all(tensors[k] is b and b._version == v  # pylint: disable=protected-access
+                   for k, b, v in zip(self.param_index, self.params, self.versions))
+
+    def __call__(self, tensors):
+        if self.frozen is not None:
+            if self.valid(tensors):
+                return self.frozen(*[tensors[k] for k in self.data_index])
+            self.frozen = self.module = self.params = None  # the weights moved on: stop freezing
+        return self.unfrozen(*tensors)
+
+
+class _ParamModule(torch.nn.Module):
+    """The graph function as a module whose parameters are the graph's Parameter inputs
+    (sharing their memory), which is what inductor's freezing folds. Its ``forward`` is
+    generated for this graph, so each graph is its own code object for torch.compile
+    (dynamo keeps a bounded number of compiled entries per code object)."""
+
+    def __init__(self, fn, params, is_param):
+        super().__init__()
+        self.fn = fn
+        for k, t in enumerate(params):
+            self.register_parameter("p%d" % k, torch.nn.Parameter(t.detach(), requires_grad=False))
+        data, args, k_param = [], [], 0
+        for p in is_param:
+            if p:
+                args.append("self.p%d" % k_param)
+                k_param += 1
+            else:
+                data.append("d%d" % len(data))
+                args.append(data[-1])
+        src = "def forward(self, %s):\n    return self.fn(%s)\n" % (", ".join(data), ", ".join(args))
+        scope = {}
+        exec(compile(src, "<neogluon.executor.inductor frozen graph>", "exec"), scope)  # pylint: disable=exec-used
+        self.forward = types.MethodType(scope["forward"], self)

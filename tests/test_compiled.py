@@ -1,0 +1,263 @@
+"""The compiled (torch.compile / inductor) backend of hybridize (neogluon/executor/inductor.py).
+
+MXNet 1.9.1 runs ``hybridize(static_alloc=True, static_shape=True)`` and
+``backend='MKLDNN'`` graphs with fused kernels whose results equal the plain graph's up to
+rounding; here the compiled graph is checked against neogluon's plain hybridized graph
+(itself tested against MXNet's recorded outputs): outputs, gradients, BatchNorm's running
+statistics (updated once per training call), Dropout's masks, op hooks and export.
+Tests marked ``slow`` compile with inductor (10-40 s each on a loaded machine)."""
+import json
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import neogluon as mx
+from neogluon import autograd, gluon, nd
+from neogluon.executor import inductor
+from neogluon.gluon import nn, rnn
+
+
+@pytest.fixture(autouse=True)
+def _compile_on(monkeypatch):
+    monkeypatch.setenv("NEOGLUON_COMPILE", "1")
+
+
+def _pair(make, x, **flags):
+    """The same network twice (same parameters): plain hybridized, and with ``flags``."""
+    plain, comp = make(), make()
+    for net in (plain, comp):
+        net.initialize(mx.init.Xavier())
+    plain(x)  # finish deferred initialisation
+    comp(x)
+    for (_, p), (_, q) in zip(plain.collect_params().items(), comp.collect_params().items()):
+        q.set_data(p.data().copy())
+    plain.hybridize()
+    comp.hybridize(**flags)
+    return plain, comp
+
+
+def _grads(net):
+    return [p.grad().asnumpy() for p in net.collect_params().values() if p.grad_req != "null"]
+
+
+def _compiled(net, count):
+    """The block ran ``count`` compiled functions (and never fell back to the plain graph)."""
+    graph = net._cached_op.compiled
+    assert not graph._failed and len(graph.compile_seconds) == count, graph.compile_seconds
+
+
+def _close(a, b, tol=1e-4):
+    """Equal up to float rounding, relative to the array's scale (sums are reordered by fusion)."""
+    np.testing.assert_allclose(a, b, rtol=tol, atol=tol * max(1.0, float(np.abs(b).max(initial=0))))
+
+
+def mlp():
+    net = nn.HybridSequential()
+    net.add(nn.Dense(32, activation="relu"), nn.BatchNorm(), nn.Dropout(0.5), nn.Dense(5))
+    return net
+
+
+def lenet():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(6, 5, activation="relu"), nn.MaxPool2D(2, 2), nn.Conv2D(16, 5, activation="relu"),
+            nn.MaxPool2D(2, 2), nn.Flatten(), nn.Dense(32, activation="relu"), nn.Dense(10))
+    return net
+
+
+class Unrolled(gluon.HybridBlock):
+    """An LSTM cell unrolled over 4 steps (begin states from F.zeros, deferred shapes)."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.cell = rnn.LSTMCell(8, input_size=6)
+
+    def hybrid_forward(self, F, x):
+        out, _ = self.cell.unroll(4, x, layout="NTC", merge_outputs=True)
+        return out
+
+
+# ---------------------------------------------------------------------- cheap: no compilation
+def test_options_select_the_compiled_graph(monkeypatch):
+    x = nd.ones((2, 3))
+    for flags, compiled in ((dict(), False), (dict(static_alloc=True), False),
+                            (dict(static_alloc=True, static_shape=True), True), (dict(backend="inductor"), True),
+                            (dict(backend="MKLDNN"), True), (dict(backend="ONEDNN"), True)):
+        net = nn.Dense(4, in_units=3)
+        net.initialize()
+        net.hybridize(**flags)
+        net._build_cache(x)
+        assert isinstance(net._cached_op.compiled, inductor.InductorGraph) is compiled, flags
+    net = nn.Dense(4, in_units=3)
+    net.initialize()
+    net.optimize_for(x, backend="inductor")
+    assert isinstance(net._cached_op.compiled, inductor.InductorGraph)
+    monkeypatch.setenv("NEOGLUON_COMPILE", "0")
+    net.optimize_for(x, backend="inductor", clear=True)
+    assert not isinstance(net._cached_op.compiled, inductor.InductorGraph)
+
+
+def test_cache_dir(monkeypatch, tmp_path):
+    monkeypatch.delenv("TORCHINDUCTOR_CACHE_DIR", raising=False)
+    monkeypatch.setenv("MXNET_HOME", str(tmp_path))
+    assert inductor.cache_dir() == str(tmp_path / "inductor")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "x"))
+    assert inductor.cache_dir() == str(tmp_path / "x")
+
+
+def test_export_writes_the_mxnet_graph(tmp_path):
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, backend="inductor")
+    comp._build_cache(x)
+    plain._build_cache(x)
+    plain.export(str(tmp_path / "plain"))
+    comp.export(str(tmp_path / "comp"))
+    a = json.loads((tmp_path / "plain-symbol.json").read_text())
+    b = json.loads((tmp_path / "comp-symbol.json").read_text())
+    assert [n["op"] for n in a["nodes"]] == [n["op"] for n in b["nodes"]]
+    assert "BatchNorm" in [n["op"] for n in b["nodes"]]
+
+
+def test_op_hook_runs_node_by_node():
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+    seen = []
+    comp.register_op_hook(lambda name, op, arr: seen.append((name, op, arr.shape)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = comp(x)
+    _close(out.asnumpy(), plain(x).asnumpy())
+    assert [op for _, op, _ in seen] == ["FullyConnected", "Activation", "BatchNorm", "Dropout", "FullyConnected"]
+
+
+def test_compile_failure_falls_back_with_a_warning(monkeypatch):
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, backend="inductor")
+
+    def broken(fn, **_):
+        def run(*args):
+            raise RuntimeError("no C++ compiler")
+        return run
+    monkeypatch.setattr(torch, "compile", broken)
+    with pytest.warns(UserWarning, match="no C\\+\\+ compiler"):
+        out = comp(x)
+    _close(out.asnumpy(), plain(x).asnumpy())
+    _close(comp(x).asnumpy(), plain(x).asnumpy())  # no second warning, plain graph
+    with pytest.raises(mx.base.MXNetError, match="FullyConnected"):
+        comp(nd.ones((4, 7)))  # a user's error names the node, as the plain graph does
+
+
+def _identity_compile(fn, **_):
+    """torch.compile stand-in that runs the function as is: the backend's bookkeeping, fast."""
+    return fn
+
+
+def test_a_users_shape_error_does_not_use_up_the_compilation(monkeypatch):
+    monkeypatch.setattr(torch, "compile", _identity_compile)
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, backend="inductor")
+    with pytest.raises(mx.base.MXNetError, match="FullyConnected"):
+        comp(nd.ones((4, 7)))
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    graph = comp._cached_op.compiled
+    assert [k[1][0][0] for k in graph.compile_seconds] == [(4, 10)] and not graph._failed
+
+
+def test_frozen_prediction_stops_when_the_weights_change(monkeypatch):
+    monkeypatch.setattr(torch, "compile", _identity_compile)
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    frozen = [f for f in comp._cached_op.compiled._fns.values() if isinstance(f, inductor._Frozen)]
+    assert len(frozen) == 1 and frozen[0].frozen is not None
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    assert frozen[0].frozen is not None
+    for net in (plain, comp):
+        net[0].weight.data()[:] += 1  # in place: same tensor, a new version
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    assert frozen[0].frozen is None
+    # static_shape: a new shape is compiled too
+    x2 = nd.random.uniform(shape=(2, 10))
+    _close(comp(x2).asnumpy(), plain(x2).asnumpy())
+    assert len(comp._cached_op.compiled.compile_seconds) == 2
+
+
+# ---------------------------------------------------------------------- compiling
+@pytest.mark.slow
+def test_mlp_batchnorm_dropout_train_and_predict():
+    x = nd.random.uniform(shape=(8, 10))
+    plain, comp = _pair(mlp, x, backend="inductor")
+    bn_plain, bn_comp = plain[1], comp[1]
+    for step in range(2):
+        outs = []
+        for net in (plain, comp):
+            mx.random.seed(7 + step)  # the same Dropout masks (inductor keeps torch's random stream)
+            with autograd.record():
+                y = net(x)
+                (y * y).sum().backward()
+            outs.append(y.asnumpy())
+        _close(outs[0], outs[1])
+        for g, h in zip(_grads(plain), _grads(comp)):
+            _close(h, g)
+        # running statistics moved once per call, as in the plain graph
+        _close(bn_comp.running_mean.data().asnumpy(), bn_plain.running_mean.data().asnumpy(), 1e-5)
+        _close(bn_comp.running_var.data().asnumpy(), bn_plain.running_var.data().asnumpy(), 1e-5)
+    graph = comp._cached_op.compiled
+    # predict: frozen weights
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    assert len(graph.compile_seconds) == 2
+    # a new shape runs the plain graph: nothing compiled
+    x2 = nd.random.uniform(shape=(3, 10))
+    _close(comp(x2).asnumpy(), plain(x2).asnumpy())
+    assert len(graph.compile_seconds) == 2
+    # the weights change (a training step): the frozen function is not used any more
+    for net in (plain, comp):
+        trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
+        mx.random.seed(11)
+        with autograd.record():
+            (net(x) ** 2).sum().backward()
+        trainer.step(8)
+    _close(comp(x).asnumpy(), plain(x).asnumpy(), 1e-3)
+
+
+@pytest.mark.slow
+def test_lenet_static_flags_predict_and_gradients():
+    x = nd.random.uniform(shape=(2, 1, 28, 28))
+    plain, comp = _pair(lenet, x, static_alloc=True, static_shape=True)
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    for net in (plain, comp):
+        with autograd.record():
+            y = net(x)
+        y.backward(nd.ones_like(y))
+    for g, h in zip(_grads(plain), _grads(comp)):
+        _close(h, g)
+    _compiled(comp, 2)  # predict (frozen) and training
+
+
+@pytest.mark.slow
+def test_lstm_unrolled_gradients():
+    x = nd.random.uniform(shape=(3, 4, 6))
+    plain, comp = _pair(Unrolled, x, backend="inductor")
+    outs = []
+    for net in (plain, comp):
+        with autograd.record():
+            y = net(x)
+        y.backward(nd.ones_like(y))
+        outs.append(y.asnumpy())
+    _close(outs[0], outs[1])
+    for g, h in zip(_grads(plain), _grads(comp)):
+        _close(h, g)
+    _compiled(comp, 1)
+
+
+# ---------------------------------------------------------------------- thread settings
+def test_omp_wait_policy_is_passive_unless_chosen():
+    from neogluon import threads
+    env = {}
+    assert threads.configure(env, {}) and env == {"OMP_WAIT_POLICY": "PASSIVE"}
+    env = {"OMP_WAIT_POLICY": "ACTIVE"}
+    assert not threads.configure(env, {}) and env == {"OMP_WAIT_POLICY": "ACTIVE"}
+    env = {}
+    assert not threads.configure(env, {"torch": torch}) and env == {}  # too late: OpenMP read it already
