@@ -4,6 +4,7 @@
     neogluon run       run an MXNet 1.x script unchanged (``import mxnet`` gives neogluon)
     neogluon inspect   the layer table of a ``-symbol.json`` model, optionally its graph
     neogluon bench     the benchmarks in benchmarks/ as one table
+    neogluon launch    start N workers of a distributed training script
 
 A user's mistake (a bad argument, a missing or malformed file) is reported as one line on
 stderr with a non-zero exit code, never as a traceback.
@@ -21,6 +22,7 @@ COMMANDS = {
     "run": ("runner", "run an MXNet 1.x script with 'import mxnet' resolving to neogluon"),
     "inspect": ("inspect_model", "print the layer table of an MXNet -symbol.json model"),
     "bench": ("bench", "run the benchmarks in benchmarks/ and print one table"),
+    "launch": ("launch", "start N workers of a distributed training script (dist_sync, ...)"),
 }
 # what only some commands need (the 'demo' extra), reported as one line when missing
 OPTIONAL_DEPENDENCIES = {"sklearn", "matplotlib", "tqdm", "graphviz"}

@@ -7,7 +7,7 @@ value. ``pull`` copies the stored value into every output. Keys are ints or strs
 mixed in one store, as MXNet checks. On one machine the three types differ only in where
 MXNet reduces (CPU or GPU memory); here they behave the same, and gradient compression is
 accepted and recorded for 'device'/'nccl' (MXNet refuses it for 'local') without changing
-the values. The distributed types are refused by :func:`create`.
+the values. The distributed types are in :mod:`neogluon.kvstore.dist`.
 """
 import pickle
 
@@ -190,13 +190,17 @@ LOCAL_TYPES = ("local", "device", "nccl", "local_update_cpu", "local_allreduce_c
 
 
 def create(name="local"):
-    """A KVStore of type ``name``; the single-process types only (distributed ones are refused)."""
+    """A KVStore of type ``name``: a single-process one, or a distributed one (``kvstore.dist``)."""
     if not isinstance(name, str):
         raise TypeError("name must be a string")
     name = name.lower()
     if name in LOCAL_TYPES:
         return KVStore(name)
-    if name.startswith("dist") or name in ("horovod", "byteps"):
-        raise MXNetError("mx.kv.create(%r): distributed KVStores are not available in neogluon yet; use "
-                         "'local', 'device' or 'nccl' in one process" % name)
-    raise MXNetError("mx.kv.create: unknown KVStore type %r (one of %s)" % (name, ", ".join(LOCAL_TYPES)))
+    from . import dist  # torch.distributed is imported only for a distributed store
+    if name in dist.DIST_TYPES:
+        return dist.DistKVStore(name)
+    if name in ("horovod", "byteps"):
+        return dist.AllreduceKVStore(name)
+    raise MXNetError("mx.kv.create: unknown KVStore type %r (one of %s)"
+                     % (name, ", ".join(LOCAL_TYPES + ("dist_sync", "dist_device_sync", "dist_async", "horovod",
+                                                       "byteps"))))

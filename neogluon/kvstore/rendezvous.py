@@ -1,0 +1,127 @@
+"""Joining the torch.distributed process group behind the distributed KVStores.
+
+MXNet's workers find each other through ps-lite's scheduler, from ``DMLC_PS_ROOT_URI``,
+``DMLC_PS_ROOT_PORT`` and ``DMLC_NUM_WORKER`` (MXNet raises when they are missing). Here
+the same job is done by torch.distributed's TCP rendezvous, configured by either family of
+variables (torch.distributed's win when both are set):
+
+========================  ==========================================  ====================
+what                      torchrun / torch.distributed                MXNet (``DMLC_*``)
+========================  ==========================================  ====================
+rendezvous host           ``MASTER_ADDR``                             ``DMLC_PS_ROOT_URI``
+rendezvous port           ``MASTER_PORT``                             ``DMLC_PS_ROOT_PORT``
+number of workers         ``WORLD_SIZE``                              ``DMLC_NUM_WORKER``
+this worker's rank        ``RANK``                                    ``DMLC_WORKER_ID``
+========================  ==========================================  ====================
+
+A group already initialized by the script (``torch.distributed.init_process_group``) is
+used as it is. The backend is gloo (CPU tensors), or NCCL when CUDA is available
+(``NEOGLUON_DIST_BACKEND`` overrides). ``NEOGLUON_DIST_TIMEOUT`` (seconds, default 300)
+bounds the rendezvous and every collective, so an unreachable address, a wrong world size
+or a worker that stopped answering becomes an MXNetError instead of a hang.
+"""
+import datetime
+import os
+import socket
+
+import torch
+import torch.distributed as dist
+
+from ..base import MXNetError
+
+__all__ = ["ensure_process_group", "backend_device", "peers", "dead_peers", "timeout_seconds"]
+
+_VARIABLES = (("MASTER_ADDR", "DMLC_PS_ROOT_URI"), ("MASTER_PORT", "DMLC_PS_ROOT_PORT"),
+              ("WORLD_SIZE", "DMLC_NUM_WORKER"), ("RANK", "DMLC_WORKER_ID"))
+_PEERS = []  # (hostname, pid) of every rank, gathered once after the rendezvous
+
+
+def timeout_seconds():
+    """The rendezvous and collective timeout, from ``NEOGLUON_DIST_TIMEOUT`` (default 300 s)."""
+    value = os.environ.get("NEOGLUON_DIST_TIMEOUT", "300")
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise MXNetError("NEOGLUON_DIST_TIMEOUT=%r is not a number of seconds" % value) from None
+    if seconds <= 0:
+        raise MXNetError("NEOGLUON_DIST_TIMEOUT=%r must be positive" % value)
+    return seconds
+
+
+def _setting(torch_name, dmlc_name):
+    value = os.environ.get(torch_name) or os.environ.get(dmlc_name)
+    return value if value not in ("", None) else None
+
+
+def _read_environment(kvtype):
+    values = {torch_name: _setting(torch_name, dmlc_name) for torch_name, dmlc_name in _VARIABLES}
+    missing = ["%s (or %s)" % pair for pair in _VARIABLES if values[pair[0]] is None]
+    if missing:
+        raise MXNetError("mx.kv.create(%r): the distributed KVStore needs the environment variable(s) %s; start "
+                         "the workers with 'neogluon launch -n N script.py' or torchrun, which set them"
+                         % (kvtype, ", ".join(missing)))
+    try:
+        port, world, rank = int(values["MASTER_PORT"]), int(values["WORLD_SIZE"]), int(values["RANK"])
+    except ValueError:
+        raise MXNetError("mx.kv.create(%r): MASTER_PORT=%r, WORLD_SIZE=%r and RANK=%r must be integers"
+                         % (kvtype, values["MASTER_PORT"], values["WORLD_SIZE"], values["RANK"])) from None
+    if world < 1 or not 0 <= rank < world:
+        raise MXNetError("mx.kv.create(%r): RANK=%d is not in [0, WORLD_SIZE=%d)" % (kvtype, rank, world))
+    return values["MASTER_ADDR"], port, world, rank
+
+
+def _backend():
+    backend = os.environ.get("NEOGLUON_DIST_BACKEND")
+    if backend:
+        return backend
+    return "nccl" if torch.cuda.is_available() else "gloo"
+
+
+def ensure_process_group(kvtype):
+    """Join (once per process) the group described by the environment; ``(rank, world_size)``."""
+    if not dist.is_available():
+        raise MXNetError("mx.kv.create(%r): this torch build has no torch.distributed" % kvtype)
+    if not dist.is_initialized():
+        addr, port, world, rank = _read_environment(kvtype)
+        seconds = timeout_seconds()
+        try:
+            dist.init_process_group(_backend(), init_method="tcp://%s:%d" % (addr, port), rank=rank,
+                                    world_size=world, timeout=datetime.timedelta(seconds=seconds))
+        except Exception as err:  # torch raises DistStoreError, RuntimeError, ValueError, socket errors
+            raise MXNetError("mx.kv.create(%r): rank %d could not join the %d workers at %s:%d within %gs "
+                             "(is the address reachable, the world size right and every worker started?): %s"
+                             % (kvtype, rank, world, addr, port, seconds, str(err).strip().splitlines()[0]
+                                if str(err).strip() else type(err).__name__)) from err
+    if not _PEERS:
+        gathered = [None] * dist.get_world_size()
+        dist.all_gather_object(gathered, (socket.gethostname(), os.getpid()))
+        _PEERS.extend(gathered)
+    return dist.get_rank(), dist.get_world_size()
+
+
+def backend_device(tensor):
+    """Where a collective on ``tensor`` runs: its CUDA device under NCCL, the CPU otherwise."""
+    if dist.get_backend() == "nccl":
+        return tensor.device if tensor.is_cuda else torch.device("cuda", torch.cuda.current_device())
+    return torch.device("cpu")
+
+
+def peers():
+    """``[(hostname, pid)]`` of every rank."""
+    return list(_PEERS)
+
+
+def dead_peers():
+    """The ranks on this host whose process has exited (others cannot be checked from here)."""
+    host = socket.gethostname()
+    dead = []
+    for rank, (peer_host, pid) in enumerate(_PEERS):
+        if peer_host != host or pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            dead.append(rank)
+        except PermissionError:
+            pass
+    return dead
