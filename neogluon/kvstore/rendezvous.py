@@ -23,6 +23,7 @@ or a worker that stopped answering becomes an MXNetError instead of a hang.
 import datetime
 import os
 import socket
+import time
 
 import torch
 import torch.distributed as dist
@@ -111,17 +112,28 @@ def peers():
     return list(_PEERS)
 
 
-def dead_peers():
-    """The ranks on this host whose process has exited (others cannot be checked from here)."""
+def _exited(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    try:  # a killed worker whose parent has not reaped it yet is a zombie
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
+def dead_peers(wait=1.0):
+    """The ranks on this host whose process has exited (others cannot be checked from here);
+    a connection closed by a dying peer can come first, so this waits up to ``wait`` seconds."""
     host = socket.gethostname()
-    dead = []
-    for rank, (peer_host, pid) in enumerate(_PEERS):
-        if peer_host != host or pid == os.getpid():
-            continue
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            dead.append(rank)
-        except PermissionError:
-            pass
-    return dead
+    local = [(rank, pid) for rank, (peer_host, pid) in enumerate(_PEERS) if peer_host == host and pid != os.getpid()]
+    deadline = time.monotonic() + wait
+    while True:
+        dead = [rank for rank, pid in local if _exited(pid)]
+        if dead or time.monotonic() >= deadline:
+            return dead
+        time.sleep(0.05)
