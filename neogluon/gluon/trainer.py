@@ -184,6 +184,14 @@ class Trainer:
         self._ensure_kvstore()
         if not self._kvstore:
             return
+        if self._distributed:  # one call: a distributed store all-reduces the keys together
+            keys = [i for i, param in enumerate(self._params) if param.grad_req != 'null']
+            grads = [self._params[i].list_grad() for i in keys]
+            if self._update_on_kvstore:
+                self._kvstore.pushpull(keys, grads, out=[self._params[i].list_data() for i in keys])
+            else:
+                self._kvstore.pushpull(keys, grads)
+            return
         for i, param in enumerate(self._params):
             if param.grad_req == 'null':
                 continue

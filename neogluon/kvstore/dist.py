@@ -119,21 +119,47 @@ class DistKVStore(KVStore):
                 self._broadcast_tensor(k, self._store[k]._t)
 
     def push(self, key, value, priority=0):
-        """Sum each key's values on this worker, then across workers, then update (see the module doc)."""
-        for k, vals in _key_value(key, value, "push"):
+        """Sum each key's values on this worker, then across workers, then update (see the module
+        doc). The keys of one call are all-reduced together, as one flat buffer."""
+        pairs = _key_value(key, value, "push")
+        locals_ = []
+        for k, vals in pairs:
             stored = self._stored(k)
             local = self._merge(k, vals, stored)._t
             if self._compression is not None:
                 local = self._compression(k, local)
-            with torch.no_grad():
-                if self._type == "dist_async":
+            locals_.append((k, local, stored))
+        with torch.no_grad():
+            if self._type == "dist_async":
+                for k, local, stored in locals_:
                     self._push_async(k, local, stored)
-                    continue
-                total = NDArray(self._allreduce(k, local))
+                return
+            for k, total, stored in self._allreduce_many(locals_):
                 if self._updater is not None:
-                    self._updater(k, total, stored)
+                    self._updater(k, NDArray(total), stored)
                 else:
-                    stored._t.copy_(total._t)
+                    stored._t.copy_(total)
+
+    def _allreduce_many(self, items):
+        """``[(key, summed tensor, stored)]``: the tensors of ``items`` all-reduced in one
+        collective per dtype and device (one per key when there is a single key)."""
+        groups = {}
+        for item in items:
+            groups.setdefault((item[1].dtype, item[1].device), []).append(item)
+        done = {}
+        for group in groups.values():
+            if len(group) == 1:
+                k, local, stored = group[0]
+                done[id(group[0])] = (k, self._allreduce(k, local), stored)
+                continue
+            flat = self._allreduce("[%s]" % ", ".join(repr(g[0]) for g in group),
+                                   torch.cat([g[1].reshape(-1) for g in group]))
+            offset = 0
+            for item in group:
+                n = item[1].numel()
+                done[id(item)] = (item[0], flat[offset:offset + n].view(item[1].shape), item[2])
+                offset += n
+        return [done[id(item)] for item in items]
 
     def _push_async(self, key, local, stored):
         if self._updater is None:
