@@ -83,8 +83,11 @@ class DistKVStore(KVStore):
             raise MXNetError("KVStore(%r) rank %d of %d: %s of key %r failed: %s (%s)"
                              % (self._type, self._rank, self._num_workers, what, key, who, first)) from err
 
-    def _on_backend(self, tensor):
-        return tensor.detach().to(rendezvous.backend_device(tensor)).clone()
+    @staticmethod
+    def _on_backend(tensor):
+        """A copy of ``tensor`` on the backend's device (never ``tensor`` itself)."""
+        buf = tensor.detach().to(rendezvous.backend_device(tensor))
+        return buf.clone() if buf.data_ptr() == tensor.data_ptr() else buf
 
     def _barrier(self):
         """Wait for every worker (MXNet's ``kv._barrier()``)."""
@@ -99,6 +102,8 @@ class DistKVStore(KVStore):
         tensor.copy_(buf.to(tensor.device))
 
     def _allreduce(self, key, tensor):
+        if self._num_workers == 1:
+            return tensor
         buf = self._on_backend(tensor)
         self._collective("all-reduce", key, lambda: dist.all_reduce(buf, op=dist.ReduceOp.SUM))
         return buf.to(tensor.device)
