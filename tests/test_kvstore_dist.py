@@ -7,6 +7,7 @@ which is what MXNet's per-worker BatchNorm statistics amount to. A killed worker
 the other fail with MXNetError naming it; a wrong world size, an unreachable rendezvous or
 missing variables are MXNetErrors.
 """
+import json
 import os
 import random
 import subprocess
@@ -186,3 +187,36 @@ def test_split_sampler_as_mxnet_examples_define_it():
     assert parts == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
     with pytest.raises(ValueError):
         mx.gluon.data.SplitSampler(10, 2, 2)
+
+
+TWO_BIT = json.load(open(os.path.join(HERE, "fixtures", "extra", "kvstore", "two_bit.json")))
+
+
+@pytest.mark.parametrize("case", range(len(TWO_BIT["cases"])))
+def test_two_bit_compression_matches_mxnet_device_kvstore(case):
+    """MXNet's 'device' store quantizes each device's push with its own residual."""
+    rec = TWO_BIT["cases"][case]
+    params = {"type": "2bit"} if rec["threshold"] is None else {"type": "2bit", "threshold": rec["threshold"]}
+    kv = mx.kv.create("device")
+    kv.set_gradient_compression(params)
+    kv.init(0, mx.nd.zeros(len(rec["grads"][0])))
+    out = mx.nd.zeros(len(rec["grads"][0]))
+    comps = [create_compression(params) for _ in rec["grads"]]  # what each dist worker sends
+    import torch
+    for pulled in rec["pulled"]:
+        kv.push(0, [mx.nd.array(g, ctx=mx.cpu(i)) for i, g in enumerate(rec["grads"])])
+        kv.pull(0, out=out)
+        np.testing.assert_allclose(out.asnumpy(), pulled, rtol=1e-6)
+        sent = sum(c(0, torch.tensor(g, dtype=torch.float32)) for c, g in zip(comps, rec["grads"]))
+        np.testing.assert_allclose(sent.numpy(), pulled, rtol=1e-6)
+
+
+def test_compressed_adam_push_matches_mxnet():
+    kv = mx.kv.create("device")
+    kv.set_gradient_compression({"type": "2bit", "threshold": 0.5})
+    kv.set_optimizer(mx.optimizer.Adam(learning_rate=0.1))
+    kv.init("w", mx.nd.ones((3,)))
+    kv.push("w", mx.nd.ones((3,)))
+    w = mx.nd.zeros(3)
+    kv.pull("w", out=w)
+    np.testing.assert_allclose(w.asnumpy(), TWO_BIT["adam_weight_after_push_of_ones"], rtol=1e-6)
