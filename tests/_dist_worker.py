@@ -18,8 +18,9 @@ from neogluon.base import MXNetError
 from neogluon.gluon import nn
 
 STEPS, BATCH = 20, 8
-GLUON_CASES = (("mlp", "dist_sync", False), ("mlp", "dist_sync", True), ("cnn", "dist_sync", False),
-               ("cnn", "dist_device_sync", True), ("mlp", "horovod", None))
+# (network, kvstore, update_on_kvstore, contexts per worker)
+GLUON_CASES = (("mlp", "dist_sync", False, 1), ("mlp", "dist_sync", True, 1), ("cnn", "dist_sync", False, 1),
+               ("cnn", "dist_device_sync", True, 1), ("mlp", "horovod", None, 1), ("cnn", "dist_sync", None, 2))
 
 
 def data(kind):
@@ -205,9 +206,10 @@ def main():
     half = BATCH // int(os.environ["WORLD_SIZE"])
     rows = slice(rank * half, (rank + 1) * half)
     saved = {}
-    for i, (kind, kvstore, uok) in enumerate(GLUON_CASES):
-        for j, arrays in enumerate(train_gluon(kind, [mx.cpu()], rows, kvstore, uok)):
-            saved["gluon%d_%d" % (i, j)] = arrays[0]
+    for i, (kind, kvstore, uok, ndev) in enumerate(GLUON_CASES):
+        for j, arrays in enumerate(train_gluon(kind, [mx.cpu(k) for k in range(ndev)], rows, kvstore, uok)):
+            for k, array in enumerate(arrays):
+                saved["gluon%d_%d_%d" % (i, j, k)] = array
     for name, value in train_module([mx.cpu()], rows, "dist_sync").items():
         saved["module_" + name] = value
     np.savez(os.path.join(outdir, "rank%d.npz" % rank), **saved)

@@ -58,13 +58,15 @@ def test_launch_prefixes_each_line_with_the_rank(two_workers):
 @pytest.mark.parametrize("case", range(len(worker.GLUON_CASES)))
 def test_trainer_two_workers_match_one_process_with_the_whole_batch(two_workers, case):
     _, saved = two_workers
-    kind, kvstore, uok = worker.GLUON_CASES[case]
+    kind, kvstore, uok, ndev = worker.GLUON_CASES[case]
     local_uok = None if kvstore != "horovod" else False
-    ref = worker.train_gluon(kind, [mx.cpu(0), mx.cpu(1)], slice(None), "device", local_uok)
+    ref = worker.train_gluon(kind, [mx.cpu(k) for k in range(2 * ndev)], slice(None), "device", local_uok)
     for j, copies in enumerate(ref):
-        for rank in range(2):  # rank r has context r's BatchNorm statistics
-            np.testing.assert_allclose(saved[rank]["gluon%d_%d" % (case, j)], copies[rank], rtol=1e-5, atol=1e-5,
-                                       err_msg="%s %s parameter %d rank %d" % (kind, kvstore, j, rank))
+        for rank in range(2):  # rank r's device k has context r*ndev+k's BatchNorm statistics
+            for k in range(ndev):
+                np.testing.assert_allclose(saved[rank]["gluon%d_%d_%d" % (case, j, k)], copies[rank * ndev + k],
+                                           rtol=1e-5, atol=1e-5,
+                                           err_msg="%s %s parameter %d rank %d" % (kind, kvstore, j, rank))
 
 
 def test_module_fit_two_workers_match_one_process(two_workers):
