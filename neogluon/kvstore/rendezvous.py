@@ -14,7 +14,9 @@ number of workers         ``WORLD_SIZE``                              ``DMLC_NUM
 this worker's rank        ``RANK``                                    ``DMLC_WORKER_ID``
 ========================  ==========================================  ====================
 
-A group already initialized by the script (``torch.distributed.init_process_group``) is
+Under torchrun (``torchrun --nproc-per-node N -m neogluon run script.py``, or
+``torchrun script.py`` for a script that imports neogluon) the workers join torchrun's own
+rendezvous store. A group already initialized by the script (``torch.distributed.init_process_group``) is
 used as it is. The backend is gloo (CPU tensors), or NCCL when CUDA is available
 (``NEOGLUON_DIST_BACKEND`` overrides). ``NEOGLUON_DIST_TIMEOUT`` (seconds, default 300)
 bounds the rendezvous and every collective, so an unreachable address, a wrong world size
@@ -86,8 +88,11 @@ def ensure_process_group(kvtype):
         addr, port, world, rank = _read_environment(kvtype)
         seconds = timeout_seconds()
         try:
-            dist.init_process_group(_backend(), init_method="tcp://%s:%d" % (addr, port), rank=rank,
-                                    world_size=world, timeout=datetime.timedelta(seconds=seconds))
+            # env:// (the DMLC_* values mapped onto torch's names) so that under torchrun the
+            # workers join its agent's store instead of starting another on MASTER_PORT
+            os.environ.update(MASTER_ADDR=addr, MASTER_PORT=str(port), WORLD_SIZE=str(world), RANK=str(rank))
+            dist.init_process_group(_backend(), init_method="env://", rank=rank, world_size=world,
+                                    timeout=datetime.timedelta(seconds=seconds))
         except Exception as err:  # torch raises DistStoreError, RuntimeError, ValueError, socket errors
             raise MXNetError("mx.kv.create(%r): rank %d could not join the %d workers at %s:%d within %gs "
                              "(is the address reachable, the world size right and every worker started?): %s"
