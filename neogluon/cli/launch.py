@@ -36,7 +36,8 @@ def add_arguments(parser):
                         help="start the workers on this machine (local) or over ssh on the hosts of -H")
     parser.add_argument("-H", "--hostfile", help="host file for --launcher ssh: one host per line")
     parser.add_argument("--master-addr", help="rendezvous address (default 127.0.0.1, or the first host with ssh)")
-    parser.add_argument("--port", type=int, default=0, help="rendezvous port (default: a free port)")
+    parser.add_argument("--port", type=int, default=0,
+                        help="rendezvous port (default: a free port locally, 29500 with ssh)")
     parser.add_argument("--grace", type=float, default=3.0,
                         help="seconds the other workers get to exit after one fails (default 3)")
     parser.add_argument("script", help="the training script each worker runs")
@@ -89,7 +90,7 @@ def worker_commands(args):
         return [(r, local, worker_env(r, world, addr, port, r, world)) for r in range(world)]
     hosts = read_hostfile(args.hostfile)
     addr = args.master_addr or hosts[0]
-    port = args.port or free_port()
+    port = args.port or 29500  # a free port here says nothing about the first host: torch's default
     commands = []
     for rank in range(world):
         host = hosts[rank % len(hosts)]
