@@ -113,11 +113,18 @@ def test_local_kvstores_train_in_process(kvstore):
 
 
 @pytest.mark.parametrize("kvstore", ["dist_sync", "dist_async", "dist_device_sync", "horovod"])
-def test_distributed_kvstores_are_refused_not_ignored(kvstore):
+def test_distributed_kvstores_without_workers_are_an_error_not_local_training(kvstore, monkeypatch):
+    for var in ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "DMLC_PS_ROOT_URI", "DMLC_PS_ROOT_PORT",
+                "DMLC_NUM_WORKER", "DMLC_WORKER_ID"):
+        monkeypatch.delenv(var, raising=False)
     net = gluon.nn.Dense(2)
     net.initialize()
-    with pytest.raises(mx.MXNetError, match=kvstore):
-        gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}, kvstore=kvstore)
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}, kvstore=kvstore)
+    with mx.autograd.record():
+        loss = net(mx.nd.ones((1, 3))).sum()
+    loss.backward()
+    with pytest.raises(mx.MXNetError, match="%s.*neogluon launch" % kvstore):
+        trainer.step(1)
 
 
 NETS = json.load(open(os.path.join(FIX, "nets.json")))

@@ -6,6 +6,7 @@
     neogluon bench     the benchmarks in benchmarks/ as one table
     neogluon doctor    versions, threads, GPUs, extras and what 'import mxnet' gives, for bug reports
     neogluon alias     install | remove | status of 'import mxnet' resolving to neogluon
+    neogluon launch    start N workers of a distributed training script
 
 A user's mistake (a bad argument, a missing or malformed file) is reported as one line on
 stderr with a non-zero exit code, never as a traceback.
@@ -25,6 +26,7 @@ COMMANDS = {
     "bench": ("bench", "run the benchmarks in benchmarks/ and print one table"),
     "doctor": ("doctor", "print the facts a bug report needs (versions, threads, GPUs, extras, 'import mxnet')"),
     "alias": ("alias", "install, remove or show the hook making 'import mxnet' give neogluon"),
+    "launch": ("launch", "start N workers of a distributed training script (dist_sync, ...)"),
 }
 # what only some commands need (the 'demo' extra), reported as one line when missing
 OPTIONAL_DEPENDENCIES = {"sklearn", "matplotlib", "tqdm", "graphviz"}

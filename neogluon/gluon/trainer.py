@@ -10,8 +10,13 @@ type there is none and one updater per context applies the optimizer; with sever
 a local :class:`~neogluon.kvstore.KVStore` ('device' by default, or the one given) sums the
 gradients, and with ``update_on_kvstore`` (the default then) runs the optimizer itself and
 pulls the new weights into every copy; otherwise the summed gradients are pulled back and
-each context's updater updates its copy. A distributed ``kvstore`` ('dist_sync', ...) is an
-MXNetError rather than silently local training.
+each context's updater updates its copy. A distributed ``kvstore`` ('dist_sync',
+'dist_device_sync', 'dist_async', 'horovod', 'byteps'; see :mod:`neogluon.kvstore.dist`)
+is created even with one context; the gradients are then summed across workers too, so
+``step(batch_size)`` should be given the global batch size to average over it. As in
+MXNet, 'dist_async' always updates on the KVStore, and with ``update_on_kvstore`` on a
+distributed store the ``1/batch_size`` of the first step is kept (a later step with
+another batch size raises UserWarning).
 """
 import os
 
@@ -45,13 +50,11 @@ class Trainer:
         for i, param in enumerate(self._params):
             self._param2idx[param.name] = i
             param._set_trainer(self)  # pylint: disable=protected-access
-        if isinstance(kvstore, str) and kvstore.startswith(("dist", "horovod", "byteps")):
-            raise MXNetError("Trainer: kvstore=%r needs MXNet's distributed KVStore, which neogluon does not have; "
-                             "train in one process with kvstore='device' or 'local'" % kvstore)
         self._compression_params = compression_params
         self._kvstore_params = {'kvstore': kvstore, 'update_on_kvstore': update_on_kvstore}
         self._kvstore = None
         self._update_on_kvstore = None
+        self._distributed = None
         self._kv_initialized = False
         self._params_to_init = []
         self._contexts = self._check_contexts()
@@ -66,13 +69,23 @@ class Trainer:
         if isinstance(kvstore, kvs.KVStore):
             kv = kvstore
         elif isinstance(kvstore, str):
-            kv = kvs.create(kvstore) if len(self._contexts) > 1 else None
+            distributed = kvstore.startswith("dist") or kvstore in ("horovod", "byteps")
+            kv = kvs.create(kvstore) if len(self._contexts) > 1 or distributed else None
         elif kvstore is None:
             kv = None
         else:
             raise TypeError('kvstore must be KVStore, str or None')
+        self._distributed = kv is not None and 'dist' in kv.type
+        if kv is not None and 'async' in kv.type:
+            if config['update_on_kvstore'] is False:
+                raise ValueError("Please set update_on_kvstore=True when training in async mode.")
+            update_on_kvstore = True
         if config['update_on_kvstore'] is not None:
             update_on_kvstore = config['update_on_kvstore']
+        if kv is not None and update_on_kvstore and not kv.is_capable(kvs.KVStore.OPTIMIZER):
+            if config['update_on_kvstore']:
+                raise ValueError("Please set update_on_kvstore=False when training with %s" % kv.type)
+            update_on_kvstore = False
         if kv is not None:
             if self._compression_params:
                 kv.set_gradient_compression(self._compression_params)
@@ -147,9 +160,19 @@ class Trainer:
     def step(self, batch_size, ignore_stale_grad=False):
         """One optimization step: gradients are normalized by ``1/batch_size``, summed
         across contexts and applied."""
-        self._optimizer.rescale_grad = self._scale / batch_size
+        self._check_and_rescale_grad(self._scale / batch_size)
         self._allreduce_grads()
         self._update(ignore_stale_grad)
+
+    def _check_and_rescale_grad(self, scale):
+        """Set ``rescale_grad``; with a distributed store updating on the KVStore it cannot change
+        after the first step (MXNet's servers keep the optimizer they were sent)."""
+        if self._update_on_kvstore and self._distributed and self._kv_initialized:
+            if self._optimizer.rescale_grad != scale:
+                raise UserWarning('Possible change in the `batch_size` from previous `step` detected. Optimizer '
+                                  'gradient normalizing factor will not change w.r.t new batch_size when '
+                                  'update_on_kvstore=True and when distributed kvstore is used.')
+        self._optimizer.rescale_grad = scale
 
     def allreduce_grads(self):
         """Sum the gradients of every parameter across its contexts (for use with ``update``)."""
@@ -162,6 +185,14 @@ class Trainer:
     def _allreduce_grads(self):
         self._ensure_kvstore()
         if not self._kvstore:
+            return
+        if self._distributed:  # one call: a distributed store all-reduces the keys together
+            keys = [i for i, param in enumerate(self._params) if param.grad_req != 'null']
+            grads = [self._params[i].list_grad() for i in keys]
+            if self._update_on_kvstore:
+                self._kvstore.pushpull(keys, grads, out=[self._params[i].list_data() for i in keys])
+            else:
+                self._kvstore.pushpull(keys, grads)
             return
         for i, param in enumerate(self._params):
             if param.grad_req == 'null':
@@ -177,7 +208,7 @@ class Trainer:
         if self._kvstore and self._update_on_kvstore:
             raise AssertionError("update() when parameters are updated on kvstore is not supported. "
                                  "Try setting `update_on_kvstore` to False when creating trainer.")
-        self._optimizer.rescale_grad = self._scale / batch_size
+        self._check_and_rescale_grad(self._scale / batch_size)
         self._update(ignore_stale_grad)
 
     def _check_fresh(self, param, arrays):

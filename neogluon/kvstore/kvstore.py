@@ -6,8 +6,8 @@ device) and, when an optimizer was set (``set_optimizer``), runs it as
 value. ``pull`` copies the stored value into every output. Keys are ints or strs, never
 mixed in one store, as MXNet checks. On one machine the three types differ only in where
 MXNet reduces (CPU or GPU memory); here they behave the same, and gradient compression is
-accepted and recorded for 'device'/'nccl' (MXNet refuses it for 'local') without changing
-the values. The distributed types are refused by :func:`create`.
+applied for 'device'/'nccl' as MXNet does (each device's value quantized with its own
+residual before the sum, :mod:`neogluon.kvstore.compression`); MXNet refuses it for 'local'. The distributed types are in :mod:`neogluon.kvstore.dist`.
 """
 import pickle
 
@@ -17,6 +17,7 @@ from .. import optimizer as opt
 from ..base import MXNetError
 from ..fileio import atomic_write, read_file
 from ..ndarray import NDArray
+from .compression import create_compression
 
 __all__ = ["KVStore", "create"]
 
@@ -52,6 +53,7 @@ class KVStore:
         self._key_type = None
         self._updater = None
         self._compression_params = None
+        self._compressor = None
 
     # -- identity
     @property
@@ -102,6 +104,10 @@ class KVStore:
         """Sum the values of each key and apply the updater (or replace the stored value)."""
         for k, vals in _key_value(key, value, "push"):
             stored = self._stored(k)
+            if self._compressor is not None:
+                vals = [NDArray(self._compressor((k, i), v._t.detach().to(device=stored._t.device,
+                                                                            dtype=stored._t.dtype)))
+                        for i, v in enumerate(vals)]
             merged = self._merge(k, vals, stored)
             if self._updater is not None:
                 self._updater(k, merged, stored)
@@ -162,12 +168,11 @@ class KVStore:
         self._updater = updater
 
     def set_gradient_compression(self, compression_params):
-        """Record the compression settings ('device'/'nccl'); values are not compressed here."""
+        """Compress each device's pushes with MXNet's 2-bit scheme ('device'/'nccl' only)."""
         if "device" not in self._type and self._type != "nccl":
             raise MXNetError("Gradient compression is not supported for this type of kvstore")
-        if not isinstance(compression_params, dict) or "type" not in compression_params:
-            raise MXNetError("set_gradient_compression: compression_params must be a dict with a 'type'")
-        self._compression_params = dict(compression_params)
+        self._compressor = create_compression(compression_params)
+        self._compression_params = self._compressor.params()
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
         """Write the updater's states (and the optimizer with ``dump_optimizer``) to ``fname``."""
@@ -190,13 +195,17 @@ LOCAL_TYPES = ("local", "device", "nccl", "local_update_cpu", "local_allreduce_c
 
 
 def create(name="local"):
-    """A KVStore of type ``name``; the single-process types only (distributed ones are refused)."""
+    """A KVStore of type ``name``: a single-process one, or a distributed one (``kvstore.dist``)."""
     if not isinstance(name, str):
         raise TypeError("name must be a string")
     name = name.lower()
     if name in LOCAL_TYPES:
         return KVStore(name)
-    if name.startswith("dist") or name in ("horovod", "byteps"):
-        raise MXNetError("mx.kv.create(%r): distributed KVStores are not available in neogluon yet; use "
-                         "'local', 'device' or 'nccl' in one process" % name)
-    raise MXNetError("mx.kv.create: unknown KVStore type %r (one of %s)" % (name, ", ".join(LOCAL_TYPES)))
+    from . import dist  # torch.distributed is imported only for a distributed store
+    if name in dist.DIST_TYPES:
+        return dist.DistKVStore(name)
+    if name in ("horovod", "byteps"):
+        return dist.AllreduceKVStore(name)
+    raise MXNetError("mx.kv.create: unknown KVStore type %r (one of %s)"
+                     % (name, ", ".join(LOCAL_TYPES + ("dist_sync", "dist_device_sync", "dist_async", "horovod",
+                                                       "byteps"))))

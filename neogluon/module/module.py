@@ -297,6 +297,8 @@ class Module(BaseModule):
             self._sync_params_from_devices()
         kvstore, update_on_kvstore = _create_kvstore(kvstore, len(self._context), self._arg_params)
         batch_size = self._exec_group.batch_size
+        if kvstore and "dist" in kvstore.type and "_sync" in kvstore.type:
+            batch_size *= kvstore.num_workers  # the gradients are summed over every worker's batch
         rescale_grad = 1.0 / batch_size
         idx2name = {}
         if update_on_kvstore:

@@ -4,10 +4,12 @@
 ``np.random.seed(s)`` gives the same order here as in MXNet (``mx.random.seed`` does not
 affect it, in either library).
 """
+import random
+
 import numpy as np
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "FilterSampler", "BatchSampler",
-           "IntervalSampler"]
+           "IntervalSampler", "SplitSampler"]
 
 _LAST_BATCH_MODES = ("keep", "discard", "rollover")
 
@@ -141,3 +143,28 @@ class IntervalSampler(Sampler):
         if self._rollover:
             return self._length
         return len(range(0, self._length, self._interval))
+
+
+class SplitSampler(Sampler):
+    """The indices of part ``part_index`` of ``num_parts`` equal parts of ``[0, length)``,
+    shuffled by Python's ``random.shuffle`` on every pass, as the ``SplitSampler`` of MXNet's
+    distributed-training examples (``example/distributed_training``) does: each part has
+    ``length // num_parts`` indices (the remainder is never sampled) and part ``k`` starts at
+    ``k * (length // num_parts)``. Give each worker ``part_index=kv.rank`` and
+    ``num_parts=kv.num_workers``.
+    """
+
+    def __init__(self, length, num_parts=1, part_index=0):
+        if num_parts < 1 or not 0 <= part_index < num_parts:
+            raise ValueError("SplitSampler: part_index=%r must be in [0, num_parts=%r)" % (part_index, num_parts))
+        self.part_len = length // num_parts
+        self.start = self.part_len * part_index
+        self.end = self.start + self.part_len
+
+    def __iter__(self):
+        indices = list(range(self.start, self.end))
+        random.shuffle(indices)
+        return iter(indices)
+
+    def __len__(self):
+        return self.part_len
