@@ -22,7 +22,6 @@ import os
 
 from .. import kvstore as kvs
 from .. import optimizer as opt
-from ..base import MXNetError
 from ..fileio import atomic_write, read_file
 from .parameter import Parameter, ParameterDict
 
