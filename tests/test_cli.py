@@ -86,6 +86,7 @@ def test_demo_end_to_end(tmp_path):
     assert "imperative epoch 1/1" in out and "hybridized epoch 1/1" in out
     assert "test accuracy: imperative" in out
     assert "speed-up of the hybridized training step:" in out and "inference on one image at a time:" in out
+    assert "compiled backend: not run (NEOGLUON_COMPILE=0)" in out  # tests/conftest.py turns compiling off
     assert "re-imported model's outputs agree" in out
     for name in ("lenet-symbol.json", "lenet-0000.params", "lenet-curves.png"):
         assert (out_dir / name).stat().st_size > 0

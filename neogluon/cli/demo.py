@@ -36,6 +36,8 @@ def add_arguments(parser):
     parser.add_argument("--limit", type=positive_int, default=None,
                         help="train on the first N training images only (a quick smoke run)")
     parser.add_argument("--seed", type=int, default=42, help="random seed (default 42)")
+    parser.add_argument("--no-compile", action="store_true",
+                        help="skip the compiled backend's inference figure (its first run compiles for ~15-60 s)")
 
 
 def positive_int(text):
@@ -75,9 +77,16 @@ def run(args):
              % (100 * ACCURACY_TARGET)))
     training = paired_ratio(imp["step_times"], hyb["step_times"])
     print(describe(training, "speed-up of the hybridized training step"))
-    single = _time_single_image(nets, data.x_test[:1])
+    inference = dict(nets)
+    compiled = _compiled_twin(mx, nets["hybridized"], data.x_test[:1], args)
+    if compiled is not None:
+        inference["compiled"] = compiled
+    single = _time_single_image(inference, data.x_test[:1])
     print(describe(paired_ratio(single["imperative"], single["hybridized"]),
                    "speed-up of hybridized inference on one image at a time"))
+    if compiled is not None:
+        print(describe(paired_ratio(single["hybridized"], single["compiled"]),
+                       "speed-up of the compiled backend over plain hybridized inference"))
 
     agree = _export_and_reimport(mx, nets["hybridized"], data, args.out, ctx)
     png = _plot(histories, training, os.path.join(args.out, "lenet-curves.png"))
@@ -178,6 +187,26 @@ def _train_epoch(runs, data, epoch, args, progress):
         bar.set_postfix(loss="%.3f" % (runs[0].total_loss / runs[0].count))
     for r in runs:
         r.end_epoch(epoch, bar)
+
+
+def _compiled_twin(mx, net, x, args):
+    """The trained net hybridized with the compiled backend (``backend='inductor'``: torch.compile
+    with frozen weights), its first call (the compilation) timed; None when turned off."""
+    from ..executor import inductor
+    if args.no_compile or not inductor.wanted({"backend": "inductor"}):
+        print("compiled backend: not run (%s)" % ("--no-compile" if args.no_compile else "NEOGLUON_COMPILE=0"))
+        return None
+    twin = build_lenet(mx)
+    twin.initialize(ctx=x.context)
+    twin(x)
+    for dst, src in zip(twin.collect_params().values(), net.collect_params().values()):
+        dst.set_data(src.data())
+    twin.hybridize(backend="inductor")
+    start = time.perf_counter()
+    agree = np.allclose(twin(x).asnumpy(), net(x).asnumpy(), rtol=1e-4, atol=1e-5)
+    print("compiled backend (hybridize(backend='inductor')): first call, compiling, took %.1fs (cached on disk "
+          "for the next run); outputs %s" % (time.perf_counter() - start, "agree" if agree else "DO NOT AGREE"))
+    return twin
 
 
 def _time_single_image(nets, x, calls=10, pairs=60):

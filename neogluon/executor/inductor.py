@@ -101,7 +101,14 @@ class InductorGraph:
         first = key not in self.compile_seconds
         start = time.perf_counter()
         try:
-            out = fn(tensors)
+            if first:
+                with warnings.catch_warnings():
+                    # the kernels' shape plans (Reshape's infer_reshape, ...) are lru_cached pure
+                    # functions of shapes: dynamo tracing through the cache is exactly right
+                    warnings.filterwarnings("ignore", message="Dynamo detected a call to a `functools.lru_cache`")
+                    out = fn(tensors)
+            else:
+                out = fn(tensors)
         except Exception as e:  # pylint: disable=broad-except
             if first:  # forget the attempt: a user's error (below) must not use up the mode's compilation
                 del self._fns[key]
