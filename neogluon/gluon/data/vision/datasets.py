@@ -139,13 +139,22 @@ class CIFAR10(_DownloadedDataset):
         data = raw[:, self._label_bytes:].reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
         return data, raw[:, self._label_column()].astype(np.int32)
 
+    def _extract(self, archive):
+        """Extract the batch files this data set reads, and nothing else: regular files
+        at exactly the expected names (no path of the archive's choosing is written)."""
+        wanted = {"%s/%s" % (self._folder, n) for n in self._names()}
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # Python >= 3.11.4
+        with tarfile.open(archive) as tar:
+            for member in tar.getmembers():
+                if member.name in wanted and member.isfile():
+                    tar.extract(member, self._root, **safe)
+
     def _get_data(self):
         paths = [os.path.join(self._root, self._folder, n) for n in self._names()]
         if not all(os.path.exists(p) for p in paths):
             archive = os.path.join(self._root, self._archive)
             if os.path.exists(archive):
-                with tarfile.open(archive) as tar:
-                    tar.extractall(self._root, filter="data")
+                self._extract(archive)
             if not all(os.path.exists(p) for p in paths):
                 self._missing([os.path.join(self._folder, n) for n in self._names()], self._archive)
         data, label = zip(*(self._read_batch(p) for p in paths))
