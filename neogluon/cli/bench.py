@@ -59,7 +59,7 @@ def machine_note(threads):
     import torch
     import neogluon
     return "%s  %s, %d cores (torch threads: %d), torch %s, Python %s, neogluon %s" % (
-        datetime.date.today().isoformat(), _cpu_name(), os.cpu_count() or 0, threads, torch.__version__,
+        datetime.date.today().isoformat(), cpu_name(), os.cpu_count() or 0, threads, torch.__version__,
         platform.python_version(), neogluon.__version__)
 
 
@@ -101,7 +101,8 @@ def _load(name, path):
     return module
 
 
-def _cpu_name():
+def cpu_name():
+    """The CPU's model name (from /proc/cpuinfo where there is one)."""
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:

@@ -17,6 +17,8 @@ import re
 import shutil
 import sys
 
+from .bench import cpu_name
+
 # environment variables that decide how many threads the kernels use, and how they wait
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "MKL_NUM_THREADS",
                     "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "MXNET_CPU_WORKER_NTHREADS",
@@ -60,7 +62,7 @@ def _version(module):
 
 
 def _cpu():
-    info = {"model": _cpu_model(), "logical_cores": os.cpu_count() or 0}
+    info = {"model": cpu_name(), "logical_cores": os.cpu_count() or 0}
     if hasattr(os, "sched_getaffinity"):
         info["usable_cores"] = len(os.sched_getaffinity(0))
     if hasattr(os, "getloadavg"):
@@ -68,17 +70,6 @@ def _cpu():
     import torch
     info["capability"] = torch.backends.cpu.get_cpu_capability()
     return info
-
-
-def _cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _threads():
