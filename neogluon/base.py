@@ -16,8 +16,10 @@ class MXNetError(RuntimeError):
     """The error MXNet raises for a user's mistake; its message names the operator or block."""
 
 
-class NotImplementedForSymbol(MXNetError):
-    """Raised when a NDArray-only feature (``.shape``, ``.asnumpy()``) is used on a Symbol."""
+class _NotForThisKind(MXNetError):
+    """MXNet's message for a function used on an array kind it does not take: "Function f
+    (namely operator "op") with arguments (...) <WHERE>"."""
+    WHERE = ""
 
     def __init__(self, function, alias, *args):
         super().__init__()
@@ -31,7 +33,12 @@ class NotImplementedForSymbol(MXNetError):
             msg += " (namely operator \"{}\")".format(self.alias)
         if self.args:
             msg += " with arguments ({})".format(", ".join(self.args))
-        return msg + " is not implemented for Symbol and only available in NDArray."
+        return msg + " " + self.WHERE
+
+
+class NotImplementedForSymbol(_NotForThisKind):
+    """Raised when a NDArray-only feature (``.shape``, ``.asnumpy()``) is used on a Symbol."""
+    WHERE = "is not implemented for Symbol and only available in NDArray."
 
 
 class _NullType:
@@ -182,22 +189,9 @@ def data_dir():
     return _os.getenv("MXNET_HOME", data_dir_default())
 
 
-class NotSupportedForSparseNDArray(MXNetError):
+class NotSupportedForSparseNDArray(_NotForThisKind):
     """Raised when a dense-only function is given a sparse array."""
-
-    def __init__(self, function, alias, *args):
-        super().__init__()
-        self.function = function.__name__
-        self.alias = alias
-        self.args = [str(type(a)) for a in args]
-
-    def __str__(self):
-        msg = "Function {}".format(self.function)
-        if self.alias:
-            msg += " (namely operator \"{}\")".format(self.alias)
-        if self.args:
-            msg += " with arguments ({})".format(", ".join(self.args))
-        return msg + " is not supported for SparseNDArray and only available in NDArray."
+    WHERE = "is not supported for SparseNDArray and only available in NDArray."
 
 
 error_types = {}
