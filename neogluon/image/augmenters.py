@@ -24,8 +24,9 @@ __all__ = ["Augmenter", "SequentialAug", "ResizeAug", "ForceResizeAug", "RandomC
 _GRAY_COEF = [[[0.299, 0.587, 0.114]]]
 
 
-class Augmenter:
-    """Base class: keeps its keyword arguments (arrays as lists) for ``dumps``."""
+class _Dumpable:
+    """Keeps the keyword arguments (arrays as lists) for ``dumps``, as MXNet's image and
+    detection augmenters both do."""
 
     def __init__(self, **kwargs):
         self._kwargs = kwargs
@@ -38,6 +39,10 @@ class Augmenter:
     def dumps(self):
         """``[lowercase class name, keyword arguments]`` as JSON."""
         return json.dumps([self.__class__.__name__.lower(), self._kwargs])
+
+
+class Augmenter(_Dumpable):
+    """Base class of image augmenters: ``aug(src) -> src``."""
 
     def __call__(self, src):
         raise NotImplementedError("Must override implementation.")

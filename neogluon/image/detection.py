@@ -5,7 +5,6 @@ A label is an ``(objects, 5+)`` float array of ``[class, xmin, ymin, xmax, ymax,
 coordinates in [0, 1]; in a record it is stored flat after a header ``[header width, object
 width, ...]``. The random augmenters draw from Python's ``random`` as MXNet's do.
 """
-import json
 import logging
 import random
 import warnings
@@ -15,7 +14,7 @@ import numpy as np
 
 from ..base import numeric_types
 from .. import ndarray as nd
-from .augmenters import (Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug, ForceResizeAug, HueJitterAug,
+from .augmenters import (_Dumpable, Augmenter, CastAug, ColorJitterAug, ColorNormalizeAug, ForceResizeAug, HueJitterAug,
                          LightingAug, RandomGrayAug, ResizeAug, _EIGVAL, _EIGVEC)
 from .image import copyMakeBorder, fixed_crop
 from .image_iter import ImageIter
@@ -24,20 +23,8 @@ __all__ = ["DetAugmenter", "DetBorrowAug", "DetRandomSelectAug", "DetHorizontalF
            "DetRandomPadAug", "CreateMultiRandCropAugmenter", "CreateDetAugmenter", "ImageDetIter"]
 
 
-class DetAugmenter:
+class DetAugmenter(_Dumpable):
     """Base class of detection augmenters: ``aug(src, label) -> (src, label)``."""
-
-    def __init__(self, **kwargs):
-        self._kwargs = kwargs
-        for k, v in self._kwargs.items():
-            if isinstance(v, nd.NDArray):
-                v = v.asnumpy()
-            if isinstance(v, np.ndarray):
-                self._kwargs[k] = v.tolist()
-
-    def dumps(self):
-        """``[lowercase class name, keyword arguments]`` as JSON."""
-        return json.dumps([self.__class__.__name__.lower(), self._kwargs])
 
     def __call__(self, src, label):
         raise NotImplementedError("Must override implementation.")
