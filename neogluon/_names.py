@@ -31,6 +31,7 @@ import threading
 import types
 
 from .base import MXNetError
+from neogluon_alias import PatchingLoader  # stdlib-only, shipped with neogluon
 
 PACKAGE = __name__.rpartition(".")[0]  # 'neogluon'
 MXNET = "mxnet"
@@ -269,23 +270,6 @@ def _synthesise(name, info):
     return module
 
 
-class _InstallingLoader(importlib.abc.Loader):
-    """Runs a real module's own loader, then :func:`install` on the module."""
-
-    def __init__(self, loader):
-        self._loader = loader
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
-
-    def exec_module(self, module):
-        self._loader.exec_module(module)
-        install(module)
-
-    def __getattr__(self, name):  # get_source, get_filename, get_resource_reader, ...
-        return getattr(self._loader, name)
-
-
 class _GivenLoader(importlib.abc.Loader):
     """Hands out a module object that exists already (``nd.contrib``), or a synthesised one."""
 
@@ -312,8 +296,8 @@ class NeogluonFinder(importlib.abc.MetaPathFinder):
                 continue
             spec = finder.find_spec(fullname, path, target)
             if spec is not None:
-                if spec.loader is not None and not isinstance(spec.loader, (_InstallingLoader, _GivenLoader)):
-                    spec.loader = _InstallingLoader(spec.loader)
+                if spec.loader is not None and not isinstance(spec.loader, (PatchingLoader, _GivenLoader)):
+                    spec.loader = PatchingLoader(spec.loader, install)
                 return spec
         parent, _, child = fullname.rpartition(".")
         held = getattr(sys.modules.get(parent), "__dict__", {}).get(child)

@@ -131,43 +131,50 @@ class MXNetAliasFinder(importlib.abc.MetaPathFinder):
         return importlib.machinery.ModuleSpec(fullname, _AliasLoader(module))
 
 
-class _GluonCVCheckLoader(importlib.abc.Loader):
-    """Loads ``gluoncv.check`` with its own loader, then makes its torch-version check say
-    "no usable torch backend" (ImportError) instead of stopping the import (RuntimeError)."""
+class PatchingLoader(importlib.abc.Loader):
+    """Runs a module's own loader, then ``patch(module)``; everything else (``get_source``,
+    ``get_filename``, ...) is the own loader's. neogluon's name table uses it too."""
 
-    def __init__(self, loader):
+    def __init__(self, loader, patch):
         self._loader = loader
+        self._patch = patch
 
     def create_module(self, spec):
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
         self._loader.exec_module(module)
-        check = getattr(module, "_require_pytorch_version", None)
-        if check is None:
-            return
-
-        def _require_pytorch_version(*args, **kwargs):
-            try:
-                return check(*args, **kwargs)
-            except RuntimeError as err:
-                raise ImportError("GluonCV's PyTorch backend does not support this torch (%s); "
-                                  "GluonCV uses its MXNet backend (neogluon)" % err) from err
-        _require_pytorch_version.__wrapped__ = check
-        module._require_pytorch_version = _require_pytorch_version
+        self._patch(module)
 
     def __getattr__(self, name):
         return getattr(self._loader, name)
 
 
+def _patch_gluoncv_check(module):
+    """Make ``gluoncv.check``'s torch-version check say "no usable torch backend"
+    (ImportError) instead of stopping the import (RuntimeError)."""
+    check = getattr(module, "_require_pytorch_version", None)
+    if check is None:
+        return
+
+    def _require_pytorch_version(*args, **kwargs):
+        try:
+            return check(*args, **kwargs)
+        except RuntimeError as err:
+            raise ImportError("GluonCV's PyTorch backend does not support this torch (%s); "
+                              "GluonCV uses its MXNet backend (neogluon)" % err) from err
+    _require_pytorch_version.__wrapped__ = check
+    module._require_pytorch_version = _require_pytorch_version
+
+
 class ThirdPartyChecksFinder(importlib.abc.MetaPathFinder):
     """First on ``sys.meta_path`` for the few modules whose version checks need adjusting."""
 
-    MODULES = {"gluoncv.check": _GluonCVCheckLoader}
+    MODULES = {"gluoncv.check": _patch_gluoncv_check}
 
     def find_spec(self, fullname, path=None, target=None):
-        wrap = self.MODULES.get(fullname)
-        if wrap is None:
+        patch = self.MODULES.get(fullname)
+        if patch is None:
             return None
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
@@ -175,7 +182,7 @@ class ThirdPartyChecksFinder(importlib.abc.MetaPathFinder):
             spec = finder.find_spec(fullname, path, target)
             if spec is not None:
                 if spec.loader is not None:
-                    spec.loader = wrap(spec.loader)
+                    spec.loader = PatchingLoader(spec.loader, patch)
                 return spec
         return None
 
