@@ -287,8 +287,8 @@ def test_lstm_bucketing_reaches_mxnets_perplexity_trajectory():
     assert sorted(init) == rec["params"]
     model, batches, epochs, _ = lc.bucketing_fit(mx, arg_params=init)
     assert len(batches) == len(rec["batch_perplexity"])
-    np.testing.assert_allclose(batches, rec["batch_perplexity"], rtol=2e-3)
-    np.testing.assert_allclose(epochs, rec["epoch_val_perplexity"], rtol=2e-3)
+    np.testing.assert_allclose(batches, rec["batch_perplexity"], rtol=1e-4)
+    np.testing.assert_allclose(epochs, rec["epoch_val_perplexity"], rtol=1e-4)
     assert epochs[-1] < epochs[0]  # it learns
     assert sorted(model.get_params()[0]) == rec["params"]
 
