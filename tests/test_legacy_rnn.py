@@ -8,6 +8,7 @@ the unfused stack's outputs. Also ``encode_sentences``, misuse errors, the batch
 seeded ``BucketSentenceIter``, lstm_bucketing.py's perplexity trajectory from MXNet's
 initial parameters, and an RNN checkpoint written by MXNet.
 """
+import builtins
 import gzip
 import json
 import os
@@ -208,6 +209,7 @@ def test_encode_sentences():
         mx.rnn.encode_sentences([["z"]], vocab={"a": 1})
 
 
+@pytest.mark.filterwarnings("ignore:rnn_unroll is deprecated")
 def test_misuse_raises_mxnets_errors():
     base = mx.rnn.RNNCell(4)
     mx.rnn.ZoneoutCell(base)
@@ -221,14 +223,38 @@ def test_misuse_raises_mxnets_errors():
         "unroll_none": lambda: mx.rnn.RNNCell(4).unroll(3, None),
         "conv_even_kernel": lambda: mx.rnn.ConvRNNCell((1, 2, 4, 4), 3, h2h_kernel=(2, 3)),
         "dropout_not_number": lambda: mx.rnn.DropoutCell("0.5"),
+        "rnn_unroll": lambda: mx.rnn.rnn_unroll(mx.rnn.RNNCell(4), 2, [mx.sym.Variable("a"), mx.sym.Variable("b")]),
         "iter_layout": lambda: mx.rnn.BucketSentenceIter([[1, 2]] * 4, 2, layout="TC"),
     }
     assert set(attempts) == set(MISC["errors"])
     for key, attempt in attempts.items():
         kind, message = MISC["errors"][key]
-        with pytest.raises(getattr(__builtins__, kind, None) or eval(kind)) as info:  # pylint: disable=eval-used
+        with pytest.raises(getattr(builtins, kind)) as info:
             attempt()
         assert str(info.value).splitlines()[0] == message, key
+
+
+def test_modifier_cells_in_training():
+    """Train mode: ZoneoutCell keeps, element by element, either the new output or the
+    previous one; DropoutCell gives 0 or x / (1 - p). (Predict mode is in the fixtures.)"""
+    mx.random.seed(3)
+    x = [mx.sym.Variable("x0"), mx.sym.Variable("x1")]
+    feed = {"x0": mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (64, 3))),
+            "x1": mx.nd.array(np.random.RandomState(1).uniform(-1, 1, (64, 3))),
+            "rnn_i2h_weight": mx.nd.array(np.random.RandomState(2).uniform(-1, 1, (5, 3))),
+            "rnn_i2h_bias": mx.nd.zeros((5,)), "rnn_h2h_weight": mx.nd.zeros((5, 5)), "rnn_h2h_bias": mx.nd.zeros((5,))}
+    plain, _ = mx.rnn.RNNCell(5, prefix="rnn_").unroll(2, x)
+    zoned, _ = mx.rnn.ZoneoutCell(mx.rnn.RNNCell(5, prefix="rnn_"), zoneout_outputs=0.5).unroll(2, x)
+    ref = [o.asnumpy() for o in mx.sym.Group(plain).bind(mx.cpu(), dict(feed)).forward()]
+    exe = mx.sym.Group(zoned).bind(mx.cpu(), dict(feed))
+    got = [o.asnumpy() for o in exe.forward(is_train=True)]
+    kept_new = np.isclose(got[1], ref[1])
+    assert (kept_new | np.isclose(got[1], got[0])).all()
+    assert 0.2 < kept_new.mean() < 0.8
+    drop, _ = mx.rnn.DropoutCell(0.5).unroll(2, x, merge_outputs=True, layout="NTC")
+    out = drop.bind(mx.cpu(), {"x0": feed["x0"], "x1": feed["x1"]}).forward(is_train=True)[0].asnumpy()
+    both = np.stack([feed["x0"].asnumpy(), feed["x1"].asnumpy()], axis=1)
+    assert (np.isclose(out, 0) | np.isclose(out, 2 * both)).all() and 0.2 < (out == 0).mean() < 0.8
 
 
 def test_fused_parameters_initialised_gate_by_gate():

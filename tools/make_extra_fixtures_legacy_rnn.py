@@ -116,6 +116,10 @@ def error_of(fn):
     return None
 
 
+def steps2():
+    return [mx.sym.Variable('a'), mx.sym.Variable('b')]
+
+
 def record_misc():
     sentences = [['a', 'b', 'c'], ['b', 'c', 'd']]
     misc = {}
@@ -169,6 +173,7 @@ def record_misc():
         'unroll_none': error_of(lambda: mx.rnn.RNNCell(4).unroll(3, None)),
         'conv_even_kernel': error_of(lambda: mx.rnn.ConvRNNCell((1, 2, 4, 4), 3, h2h_kernel=(2, 3))),
         'dropout_not_number': error_of(lambda: mx.rnn.DropoutCell('0.5')),
+        'rnn_unroll': error_of(lambda: mx.rnn.rnn_unroll(mx.rnn.RNNCell(4), 2, steps2())),
         'iter_layout': error_of(lambda: mx.rnn.BucketSentenceIter([[1, 2]] * 4, 2, layout='TC')),
     }
     # a Group listing one graph entry twice (the last step's output and state of a stepped
