@@ -221,7 +221,7 @@ def bucketing_sym_gen(mx, vocab_size):
     return stack_, sym_gen
 
 
-def bucketing_iters(mx, seed):
+def bucketing_iters(mx, seed, layout='NT'):
     """Train and validation BucketSentenceIter over the synthetic corpus; python's and
     numpy's generators seeded first, as both iterators shuffle with them."""
     import random
@@ -234,9 +234,9 @@ def bucketing_iters(mx, seed):
     val, _ = mx.rnn.encode_sentences(corpus(60, 2), vocab=vocab, invalid_label=p['invalid_label'],
                                      start_label=p['start_label'])
     data_train = mx.rnn.BucketSentenceIter(train, p['batch_size'], buckets=list(p['buckets']),
-                                           invalid_label=p['invalid_label'])
+                                           invalid_label=p['invalid_label'], layout=layout)
     data_val = mx.rnn.BucketSentenceIter(val, p['batch_size'], buckets=list(p['buckets']),
-                                         invalid_label=p['invalid_label'])
+                                         invalid_label=p['invalid_label'], layout=layout)
     return data_train, data_val, vocab
 
 
@@ -265,3 +265,53 @@ def bucketing_fit(mx, arg_params=None, seed=7):
               initializer=mx.init.Xavier(factor_type="in", magnitude=2.34), arg_params=arg_params,
               num_epoch=p['num_epochs'], batch_end_callback=on_batch, epoch_end_callback=on_epoch)
     return model, batches, epochs, vocab
+
+
+def fused_sym_gen(mx, cell, vocab_size):
+    """cudnn_lstm_bucketing.py's ``sym_gen``: a FusedRNNCell (or its unfused stack)
+    unrolled over time-major ('TNC') embeddings."""
+    p = BUCKETING
+
+    def sym_gen(seq_len):
+        data = mx.sym.Variable('data')
+        label = mx.sym.Variable('softmax_label')
+        embed = mx.sym.Embedding(data=data, input_dim=vocab_size, output_dim=p['num_embed'], name='embed')
+        cell.reset()
+        output, _ = cell.unroll(seq_len, inputs=embed, merge_outputs=True, layout='TNC')
+        pred = mx.sym.Reshape(output, shape=(-1, p['num_hidden']))
+        pred = mx.sym.FullyConnected(data=pred, num_hidden=vocab_size, name='pred')
+        label = mx.sym.Reshape(label, shape=(-1,))
+        pred = mx.sym.SoftmaxOutput(data=pred, label=label, name='softmax')
+        return pred, ('data',), ('softmax_label',)
+    return sym_gen
+
+
+def fused_bucketing(mx, prefix, arg_params=None, seed=7, epochs=2):
+    """example/rnn/bucketing/cudnn_lstm_bucketing.py: train a FusedRNNCell LSTM on 'TN'
+    batches, checkpointing every epoch with ``do_rnn_checkpoint`` (weights unpacked); then,
+    as its ``test()`` does on CPU, load the last checkpoint into the unfused stack
+    (``load_rnn_checkpoint`` packs the weights for it) and score the validation set.
+    Returns (per-batch training perplexity, the unfused model's validation perplexity)."""
+    import random
+    import numpy as np
+    p = BUCKETING
+    data_train, data_val, vocab = bucketing_iters(mx, seed, layout='TN')
+    cell = mx.rnn.FusedRNNCell(p['num_hidden'], num_layers=p['num_layers'], mode='lstm', prefix='lstm_')
+    model = mx.mod.BucketingModule(sym_gen=fused_sym_gen(mx, cell, len(vocab)),
+                                   default_bucket_key=data_train.default_bucket_key, context=mx.cpu())
+    batches = []
+    random.seed(seed)
+    np.random.seed(seed)
+    model.fit(train_data=data_train, eval_metric=mx.metric.Perplexity(p['invalid_label']),
+              optimizer='sgd', optimizer_params={'learning_rate': p['lr'], 'momentum': p['mom'], 'wd': p['wd']},
+              initializer=mx.init.Xavier(factor_type="in", magnitude=2.34), arg_params=arg_params,
+              num_epoch=epochs, batch_end_callback=lambda param: batches.append(param.eval_metric.get()[1]),
+              epoch_end_callback=mx.rnn.do_rnn_checkpoint(cell, prefix, 1))
+    stack = cell.unfuse()
+    _, arg, aux = mx.rnn.load_rnn_checkpoint(stack, prefix, epochs)
+    test = mx.mod.BucketingModule(sym_gen=fused_sym_gen(mx, stack, len(vocab)),
+                                  default_bucket_key=data_val.default_bucket_key, context=mx.cpu())
+    test.bind(data_val.provide_data, data_val.provide_label, for_training=False)
+    test.set_params(arg, aux)
+    score = test.score(data_val, mx.metric.Perplexity(p['invalid_label']))[0][1]
+    return batches, score

@@ -319,6 +319,29 @@ def test_lstm_bucketing_reaches_mxnets_perplexity_trajectory():
     assert sorted(model.get_params()[0]) == rec["params"]
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_fused_bucketing_checkpoint_and_unfused_score_equal_mxnets(tmp_path):
+    """cudnn_lstm_bucketing.py's pattern: a FusedRNNCell trained on 'TN' batches from
+    MXNet's initial parameters gives MXNet's per-batch perplexities; ``do_rnn_checkpoint``
+    writes the unpacked weights MXNet wrote; loaded into the unfused stack with
+    ``load_rnn_checkpoint`` they score the validation set as MXNet's unfused stack did."""
+    with open(os.path.join(FIX, "fused_bucketing.json")) as f:
+        rec = json.load(f)
+    init = mx.nd.load(os.path.join(FIX, "fused_bucketing_init.params"))
+    assert sorted(init) == rec["params"]
+    prefix = str(tmp_path / "fused_bucketing")
+    batches, score = lc.fused_bucketing(mx, prefix, arg_params=init)
+    np.testing.assert_allclose(batches, rec["batch_perplexity"], rtol=1e-4)
+    np.testing.assert_allclose(score, rec["unfused_val_perplexity"], rtol=1e-4)
+    ours = mx.nd.load(prefix + "-0002.params")
+    theirs = mx.nd.load(os.path.join(FIX, "fused_bucketing-0002.params"))
+    assert sorted(ours) == sorted(theirs) and "arg:lstm_l1_h2h_f_weight" in ours
+    for k in theirs:
+        np.testing.assert_allclose(ours[k].asnumpy(), theirs[k].asnumpy(), rtol=1e-3, atol=1e-5, err_msg=k)
+    with open(os.path.join(FIX, "fused_bucketing-symbol.json")) as f, open(prefix + "-symbol.json") as g:
+        assert json.load(f) == json.load(g)
+
+
 # ------------------------------------------------------------------------- checkpoints
 def test_rnn_checkpoint_written_by_mxnet_loads_packed(tmp_path):
     cell = mx.rnn.FusedRNNCell(3, num_layers=1, mode="lstm", prefix="ck_")

@@ -24,6 +24,10 @@ Writes ``tests/fixtures/extra/legacy_rnn/``:
   synthetic corpus's ``BucketSentenceIter`` (seeded: both sides shuffle with python's and
   numpy's generators), and lstm_bucketing.py's ``fit`` on it: the initial parameters and
   the per-batch training and per-epoch validation perplexities.
+* ``fused_bucketing.json`` / ``fused_bucketing_init.params`` / ``fused_bucketing-0002.params``
+  / ``fused_bucketing-symbol.json``: cudnn_lstm_bucketing.py's pattern (a FusedRNNCell on
+  'TN' batches, ``do_rnn_checkpoint`` every epoch, the last checkpoint loaded into the
+  unfused stack and scored): per-batch perplexities, the checkpoint, the unfused score.
 * ``ckpt-symbol.json`` / ``ckpt-0001.params``: ``save_rnn_checkpoint`` of a fused cell.
 """
 import gzip
@@ -225,6 +229,24 @@ def record_bucketing():
     return {'batch_perplexity': batches, 'epoch_val_perplexity': epochs, 'params': sorted(init_args)}
 
 
+def record_fused_bucketing():
+    """cudnn_lstm_bucketing.py's pattern from MXNet's initial parameters (made here)."""
+    data_train, _, vocab = lc.bucketing_iters(mx, 7, layout='TN')
+    cell = mx.rnn.FusedRNNCell(lc.BUCKETING['num_hidden'], num_layers=lc.BUCKETING['num_layers'],
+                               mode='lstm', prefix='lstm_')
+    mx.random.seed(12)
+    mod = mx.mod.BucketingModule(sym_gen=lc.fused_sym_gen(mx, cell, len(vocab)),
+                                 default_bucket_key=data_train.default_bucket_key, context=mx.cpu())
+    mod.bind(data_train.provide_data, data_train.provide_label)
+    mod.init_params(initializer=mx.init.Xavier(factor_type="in", magnitude=2.34))
+    init_args, _ = mod.get_params()
+    mx.nd.save(os.path.join(OUT, 'fused_bucketing_init.params'), init_args)
+    prefix = os.path.join(OUT, 'fused_bucketing')
+    batches, score = lc.fused_bucketing(mx, prefix, arg_params=init_args)
+    os.remove(prefix + '-0001.params')  # the last epoch's checkpoint is kept for the test
+    return {'batch_perplexity': batches, 'unfused_val_perplexity': score, 'params': sorted(init_args)}
+
+
 def record_checkpoint():
     cell = mx.rnn.FusedRNNCell(3, num_layers=1, mode='lstm', prefix='ck_')
     sym, _ = cell.unroll(2, mx.sym.Variable('data'), layout='TNC', merge_outputs=True)
@@ -253,6 +275,8 @@ def main():
         json.dump(record_iter(), f, sort_keys=True)
     with open(os.path.join(OUT, 'bucketing.json'), 'w') as f:
         json.dump(record_bucketing(), f, indent=1, sort_keys=True)
+    with open(os.path.join(OUT, 'fused_bucketing.json'), 'w') as f:
+        json.dump(record_fused_bucketing(), f, indent=1, sort_keys=True)
     record_checkpoint()
     print('wrote', OUT)
 
