@@ -38,6 +38,7 @@ from . import kvstore
 from . import kvstore as kv
 from . import module
 from . import module as mod
+from . import rnn
 from . import monitor
 from . import monitor as mon
 from . import test_utils

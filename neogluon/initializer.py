@@ -24,7 +24,8 @@ from .registry import ClassRegistry
 from .ndarray import NDArray, load as _nd_load
 
 __all__ = ["InitDesc", "Initializer", "register", "alias", "create", "Load", "Mixed", "Zero", "One",
-           "Constant", "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias"]
+           "Constant", "Uniform", "Normal", "Orthogonal", "Xavier", "MSRAPrelu", "Bilinear", "LSTMBias",
+           "FusedRNN"]
 
 
 class InitDesc(str):
@@ -487,3 +488,46 @@ class LSTMBias(Initializer):
         with torch.no_grad():
             arr._t.zero_()
             arr._t[num_hidden:2 * num_hidden] = self.forget_bias
+
+
+@register
+class FusedRNN(Initializer):
+    """Initializes the ``parameters`` vector of a fused ``RNN`` (``mx.rnn.FusedRNNCell``)
+    gate by gate: the vector is unpacked into the unfused cells' weights and biases, each
+    filled by ``init`` (or the global initializer when None; an LSTM's forget-gate biases
+    get ``forget_bias``), and packed back.
+
+    Parameters
+    ----------
+    init : Initializer, str (its ``dumps()``) or None
+    num_hidden, num_layers, mode, bidirectional, forget_bias
+        As given to the ``FusedRNNCell``.
+    """
+
+    def __init__(self, init, num_hidden, num_layers, mode, bidirectional=False, forget_bias=1.0):
+        if isinstance(init, str):
+            init = create(init)
+        super().__init__(init=init.dumps() if init is not None else None, num_hidden=num_hidden,
+                         num_layers=num_layers, mode=mode, bidirectional=bidirectional,
+                         forget_bias=forget_bias)
+        self._init = init
+        self._num_hidden = num_hidden
+        self._num_layers = num_layers
+        self._mode = mode
+        self._bidirectional = bidirectional
+        self._forget_bias = forget_bias
+
+    def _init_weight(self, desc, arr):
+        from .rnn import rnn_cell  # the cells sit above the initializers
+        cell = rnn_cell.FusedRNNCell(self._num_hidden, self._num_layers, self._mode, self._bidirectional,
+                                     forget_bias=self._forget_bias, prefix='')
+        args = cell.unpack_weights({'parameters': arr})
+        for name in args:
+            arg_desc = InitDesc(name, global_init=desc.global_init)
+            if self._mode == 'lstm' and name.endswith("_f_bias"):
+                args[name][:] = self._forget_bias
+            elif self._init is None:
+                desc.global_init(arg_desc, args[name])
+            else:
+                self._init(arg_desc, args[name])
+        arr[:] = cell.pack_weights(args)['parameters']

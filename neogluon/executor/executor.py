@@ -99,9 +99,13 @@ class Executor:
             out_grads = [out_grads.get(n) for n in self._compiled.output_names]
         if len(out_grads) != len(outs):
             raise MXNetError("backward: %d head gradients for %d outputs" % (len(out_grads), len(outs)))
+        # MXNet: an output listed twice in a Group (one graph entry) takes the last of its
+        # head gradients, not their sum
+        entries = [(id(n), i) for n, i in self._compiled.symbol._outputs]
+        last = {e: k for k, e in enumerate(entries)}
         heads, grads = [], []
-        for o, g in zip(outs, out_grads):
-            if not o.requires_grad:
+        for k, (o, g) in enumerate(zip(outs, out_grads)):
+            if not o.requires_grad or last[entries[k]] != k:
                 continue
             if g is not None and tuple(g.shape) != tuple(o.shape):
                 raise MXNetError("backward: head gradient of shape %s for an output of shape %s"
