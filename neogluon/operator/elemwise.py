@@ -14,6 +14,7 @@ import torch
 
 from ..base import MXNetError
 from .registry import Bool, Dtype, Float, Int, lowering, register, require, same_shape, shape_rule
+from .shape import same_dtype
 
 # torch's Tensor methods: called unbound on a tensor they dispatch in less Python-binding
 # time than the torch.* functions (relu: ~0.15 us of ~1.5 us), and these are the hot ops
@@ -357,7 +358,8 @@ def smooth_l1(data, *, scalar):
 @register("add_n", variadic="num_args", params=dict(num_args=Int()),
           aliases=["ElementWiseSum", "_internal_add_n"])
 def add_n(*args, num_args):
-    """The sum of all inputs (same shapes)."""
+    """The sum of all inputs (same shapes and dtypes)."""
+    same_dtype("add_n", args)
     out = args[0]
     for a in args[1:]:
         out = out + a
