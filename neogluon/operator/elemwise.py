@@ -419,7 +419,10 @@ def cast(data, *, dtype):
 
 
 def _amp_cast_type(attrs, dtypes):
-    return [np.dtype(attrs["dtype"]) if dtypes[0].kind == "f" else dtypes[0]]
+    if dtypes[0].kind != "f":
+        return [dtypes[0]]
+    # bfloat16 arrays show as float32 (numpy has no bfloat16; see NDArray.asnumpy)
+    return [np.dtype("float32" if attrs["dtype"] == "bfloat16" else attrs["dtype"])]
 
 
 def _amp_multicast_types(attrs, dtypes):
@@ -428,7 +431,14 @@ def _amp_multicast_types(attrs, dtypes):
     return [target if d.kind == "f" else d for d in dtypes]
 
 
-@register("amp_cast", params=dict(dtype=Dtype(choices=_CAST_DTYPES[1:])), infer_type=_amp_cast_type)
+def _casts_infer_inputs(attrs, shapes, outs):
+    """A cast's input has its output's shape (MXNet's ElemwiseShape infers both ways): a
+    parameter behind AMP's ``amp_cast`` gets the shape its reader gives it."""
+    return [s if s is not None and 0 not in s else o for s, o in zip(shapes, outs)]
+
+
+@register("amp_cast", params=dict(dtype=Dtype(choices=("bfloat16",) + _CAST_DTYPES[1:])), infer_type=_amp_cast_type,
+          infer_inputs=_casts_infer_inputs)
 def amp_cast(data, *, dtype):
     """AMP's cast: floating-point inputs are converted to ``dtype``, others pass unchanged."""
     if not data.is_floating_point() or not getattr(torch, dtype).is_floating_point:
@@ -437,7 +447,7 @@ def amp_cast(data, *, dtype):
 
 
 @register("amp_multicast", variadic="num_outputs", params=dict(num_outputs=Int(), cast_narrow=Bool(False)),
-          num_outputs=lambda a: a["num_outputs"], infer_type=_amp_multicast_types)
+          num_outputs=lambda a: a["num_outputs"], infer_type=_amp_multicast_types, infer_inputs=_casts_infer_inputs)
 def amp_multicast(*data, num_outputs, cast_narrow):
     """AMP's multicast: every floating-point input is converted to the widest (or with
     ``cast_narrow`` the narrowest) floating-point dtype among the inputs."""
