@@ -209,3 +209,11 @@ def test_mixed_input_dtypes_are_rejected(op):
     with pytest.raises(MXNetError, match="Operator %s: incompatible input dtypes: input 1 is float32" % op):
         getattr(mx.nd, op)(a, b)
     assert getattr(mx.nd, op)(b, b).dtype == np.float32
+
+
+def test_init_with_custom_lists_points_to_conversion():
+    """``amp.init`` is torch's autocast here; custom lists are refused with the way to get
+    them (a converted graph follows them, see test_convert_symbol_writes_mxnets_graph)."""
+    with pytest.raises(MXNetError, match="convert_hybrid_block"):
+        amp.init("bfloat16", target_precision_ops=["FullyConnected"])
+    assert not amp.amp._amp_initialized  # pylint: disable=protected-access

@@ -59,14 +59,19 @@ def _devices(target):
 
 def init(target_dtype="float16", target_precision_ops=None, conditional_fp32_ops=None, fp32_ops=None):
     """Turn on mixed precision for every operator run afterwards (see the module docstring).
-    Custom operator lists are not supported: torch's autocast lists decide."""
+    Here torch's autocast lists decide which kernels run in low precision, so custom
+    operator lists are refused (a deliberate difference); a graph converted by
+    :func:`convert_hybrid_block` or :func:`convert_symbol` follows custom lists exactly."""
     global _amp_initialized, _loss_scaler, _autocast_state  # pylint: disable=global-statement
     if _amp_initialized:
         return
     target = _target(target_dtype)
     if target_precision_ops or conditional_fp32_ops or fp32_ops:
-        raise MXNetError("amp.init: custom operator lists are not implemented yet (neogluon's AMP uses "
-                         "torch's autocast lists)")
+        raise MXNetError("amp.init: custom operator lists (target_precision_ops, conditional_fp32_ops, "
+                         "fp32_ops) are not supported: neogluon's amp.init is torch's autocast, whose own lists "
+                         "decide. To run a model by custom lists, convert it: amp.convert_hybrid_block(net, "
+                         "target_dtype, target_dtype_ops=..., fp32_ops=..., conditional_fp32_ops=...) or "
+                         "amp.convert_symbol/convert_model")
     _amp_initialized = True
     logging.info("Using AMP")
     state = []
