@@ -60,3 +60,23 @@ def test_rand_zipfian_expected_counts():
     s = samples.asnumpy().astype(np.float64)
     np.testing.assert_allclose(exp_sampled.asnumpy(), np.log((s + 2) / (s + 1)) / math.log(6) * 4)
     assert ((samples.asnumpy() >= 0) & (samples.asnumpy() < 5)).all()
+
+
+@pytest.mark.parametrize("layout", ["TNC", "NTC"])
+@pytest.mark.parametrize("masked", [False, True])
+def test_dynamic_unroll_gives_mxnets_outputs(layout, masked):
+    import os
+    from neogluon.gluon.contrib.rnn.rnn_cell import dynamic_unroll
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "extra", "contrib_rnn")
+    rec = np.load(os.path.join(here, "dynamic_unroll.npz"))
+    cell = mx.gluon.rnn.LSTMCell(4, input_size=3, prefix="l_")
+    cell.load_parameters(os.path.join(here, "dynamic_unroll.params"))
+    x = mx.nd.array(rec["x"])
+    inputs = x if layout == "TNC" else x.transpose((1, 0, 2))
+    out, states = dynamic_unroll(cell, inputs, cell.begin_state(2), layout=layout,
+                                 valid_length=mx.nd.array(rec["valid_length"]) if masked else None)
+    key = "%s_%s" % (layout, "masked" if masked else "full")
+    np.testing.assert_allclose(out.asnumpy(), rec[key + "_out"], rtol=1e-5, atol=1e-6)
+    assert len(states) == 2
+    for i, s in enumerate(states):
+        np.testing.assert_allclose(s.asnumpy(), rec["%s_state%d" % (key, i)], rtol=1e-5, atol=1e-6)
