@@ -988,11 +988,13 @@ def new_sym_matrix_with_real_eigvals_nd(shape):
     return np.array([new_sym_matrix_with_real_eigvals_2d(shape[-1]) for _ in range(n)]).reshape(shape)
 
 
-# ----------------------------------------------------------------------------- data files (never downloaded)
+# ----------------------------------------------------------------------------- data files
 def download(url, fname=None, dirname=None, overwrite=False, retries=5):
-    """The local path MXNet's ``download`` would write ``url`` to. neogluon never reaches the
-    network: an existing file is returned (as MXNet does unless ``overwrite``); a missing
-    one is an MXNetError saying where to put it."""
+    """Download ``url`` to ``fname`` (the URL's file name by default) in ``dirname`` and
+    return the path; an existing file is kept unless ``overwrite``, as MXNet's. The transfer
+    is :func:`neogluon.gluon.utils.download`'s (any urllib scheme, ``file://`` included;
+    retried ``retries`` times, then RuntimeError naming the URL)."""
+    from .gluon.utils import download as _download
     assert retries >= 0, "Number of retries should be at least 0"
     fname = fname or url.split("/")[-1]
     if dirname is None:
@@ -1003,8 +1005,7 @@ def download(url, fname=None, dirname=None, overwrite=False, retries=5):
         os.makedirs(dirname, exist_ok=True)
     if os.path.exists(fname) and not overwrite:
         return fname
-    raise MXNetError("download: neogluon does not download files; place the file of %s at %s"
-                     % (url, os.path.abspath(fname)))
+    return _download(url, fname, overwrite=True, retries=retries)
 
 
 _MODEL_URL = "http://data.mxnet.io/models/"
@@ -1026,8 +1027,8 @@ _MODELS = {
 
 def download_model(model_name, dst_dir="./", meta_info=None):
     """``(prefix, 0)`` of a model's ``<dst_dir>/<model_name>-symbol.json`` and ``-0000.params``
-    (MXNet's model list, or ``meta_info``: name -> {'symbol': url, 'params': url}); the
-    files must be there already (see :func:`download`). ``(None, 0)`` for an unknown name."""
+    (MXNet's model list, or ``meta_info``: name -> {'symbol': url, 'params': url}),
+    downloaded unless present. ``(None, 0)`` for an unknown name."""
     if meta_info is None:
         meta_info = {k: dict(zip(("symbol", "params"), (_MODEL_URL + u for u in v.split())))
                      for k, v in _MODELS.items()}
@@ -1046,7 +1047,8 @@ def download_model(model_name, dst_dir="./", meta_info=None):
 def get_mnist():
     """MNIST from ``train-labels-idx1-ubyte.gz``, ``train-images-idx3-ubyte.gz``,
     ``t10k-labels-idx1-ubyte.gz`` and ``t10k-images-idx3-ubyte.gz`` in the working
-    directory: ``{'train_data', 'train_label', 'test_data', 'test_label'}``, images as
+    directory (downloaded when missing): ``{'train_data', 'train_label', 'test_data',
+    'test_label'}``, images as
     float32 (N, 1, 28, 28) in [0, 1] and labels as int8, as MXNet's."""
     import gzip
     import struct
@@ -1066,7 +1068,7 @@ def get_mnist():
 
 
 def get_mnist_pkl():
-    """Check that ``data/mnist.pkl.gz`` is there (see :func:`download`)."""
+    """``data/mnist.pkl.gz``, downloaded when missing."""
     os.makedirs("data", exist_ok=True)
     if not os.path.exists("data/mnist.pkl.gz"):
         download("http://deeplearning.net/data/mnist/mnist.pkl.gz", dirname="data")

@@ -189,13 +189,11 @@ def test_compare_optimizer_and_gluon_hybridize_consistency():
     np.testing.assert_allclose(s, s.T, atol=1e-10)
 
 
-def test_data_helpers_read_local_files_and_never_download(tmp_path, monkeypatch):
+def test_data_helpers_read_local_files(tmp_path, monkeypatch):
     import gzip
     import struct
     tu = mx.test_utils
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(mx.MXNetError, match="does not download.*train-labels-idx1-ubyte.gz"):
-        tu.get_mnist()
     rng = np.random.RandomState(0)
     for prefix, n in (("train", 5), ("t10k", 3)):
         labels, images = rng.randint(0, 10, n).astype(np.uint8), rng.randint(0, 256, (n, 28, 28)).astype(np.uint8)
@@ -206,10 +204,15 @@ def test_data_helpers_read_local_files_and_never_download(tmp_path, monkeypatch)
     data = tu.get_mnist()
     assert data["train_data"].shape == (5, 1, 28, 28) and data["train_data"].dtype == np.float32
     assert data["test_label"].dtype == np.int8 and data["test_label"].shape == (3,)
-    with pytest.raises(mx.MXNetError, match="place the file of http://x/y/file.bin at"):
-        tu.download("http://x/y/file.bin", dirname="d")
-    open("d/file.bin", "wb").close()
-    assert tu.download("http://x/y/file.bin", dirname="d") == os.path.join("d", "file.bin")
+    (tmp_path / "src.bin").write_bytes(b"abc")
+    url = (tmp_path / "src.bin").as_uri()
+    assert tu.download(url, fname="file.bin", dirname="d") == os.path.join("d", "file.bin")
+    assert open("d/file.bin", "rb").read() == b"abc"
+    (tmp_path / "src.bin").write_bytes(b"new")
+    tu.download(url, fname="file.bin", dirname="d")  # kept: exists and no overwrite
+    assert open("d/file.bin", "rb").read() == b"abc"
+    tu.download(url, fname="file.bin", dirname="d", overwrite=True)
+    assert open("d/file.bin", "rb").read() == b"new"
     assert tu.download_model("no-such-model") == (None, 0)
     import bz2
     with bz2.open("corpus.txt.bz2", "wb") as f:
