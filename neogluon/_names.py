@@ -147,6 +147,11 @@ def _resolve(entry, mxname, modname):
             return alias if getattr(alias, "__neogluon__", None) is not None else importlib.import_module(PACKAGE)
         return importlib.import_module(neogluon_name(target))
     if kind in "xX":
+        if entry[1] in ("ndarray", "symbol"):  # MXNet's generated operator functions say module 'ndarray'
+            generated = _operator_function(entry[1], entry[2] if kind == "X" else mxname.rpartition(".")[2],
+                                           modname)
+            if generated is not None:
+                return generated
         try:
             return _external(entry[1], entry[2] if kind == "X" else None)
         except (ImportError, AttributeError) as err:
@@ -168,10 +173,50 @@ def _resolve(entry, mxname, modname):
                     pass
                 finally:
                     _resolving.discard(key)
+        generated = _generated_function(origin, qualname)
+        if generated is not None:
+            return generated
         if kind == "c":
             return _stand_in_class(mxname, qualname or mxname.rpartition(".")[2], modname)
         return _stand_in_function(mxname, qualname or mxname.rpartition(".")[2], modname)
     return _NotImplementedValue(mxname, "an object of type %s" % entry[1])
+
+
+# MXNet's generated operator modules -> the neogluon namespace generated from the same registry
+_GENERATED = {"gen_op": "op", "gen__internal": "_internal", "gen_contrib": "contrib", "gen_linalg": "linalg",
+              "gen_random": "random", "gen_image": "image", "gen_sparse": "sparse"}
+
+
+def _generated_function(origin, qualname):
+    """The operator function neogluon generates for a name of MXNet's ``ndarray.gen_*`` /
+    ``symbol.gen_*`` modules (``mxnet.ndarray.gen_op.Activation`` is ``mx.nd.op.Activation``),
+    or None when neogluon has not registered that operator."""
+    package, _, gen = (origin or "").rpartition(".")
+    if package == MXNET + ".contrib" and gen in ("ndarray", "symbol"):  # mx.contrib.ndarray is mx.nd.contrib
+        package, gen = MXNET + "." + gen, "gen_contrib"
+    if package not in (MXNET + ".ndarray", MXNET + ".symbol") or gen not in _GENERATED or "." in qualname:
+        return None
+    namespace = getattr(importlib.import_module(neogluon_name(package)), _GENERATED[gen], None)
+    obj = getattr(namespace, "__dict__", {}).get(qualname)
+    return obj if callable(obj) and not is_stand_in(obj) else None
+
+
+_NAMESPACE_PREFIXES = {"contrib": ("_contrib_",), "linalg": ("_linalg_",), "random": ("_random_", "_sample_"),
+                       "image": ("_image_",), "sparse": ("_sparse_",)}
+
+
+def _operator_function(package, name, modname):
+    """neogluon's generated function for an MXNet operator function ``name`` served in
+    ``modname`` (``mxnet.ndarray.contrib.box_nms`` is the operator ``_contrib_box_nms``), or
+    None when neogluon has not registered it."""
+    internal = getattr(importlib.import_module("%s.%s" % (PACKAGE, package)), "_internal", None)
+    found = getattr(internal, "__dict__", {})
+    namespace = modname.rpartition(".")[2]
+    for full in [p + name for p in _NAMESPACE_PREFIXES.get(namespace, ())] + [name]:
+        obj = found.get(full)
+        if callable(obj) and not is_stand_in(obj):
+            return obj
+    return None
 
 
 def serve(module, name):

@@ -486,3 +486,647 @@ def discard_stderr():
             sys.stderr.flush()  # what Python buffered inside the block goes to the bucket too
             os.dup2(old_stderr, stderr_fileno)
             os.close(old_stderr)
+
+
+# ----------------------------------------------------------------------------- the rest of MXNet's helpers
+def checkShapes(a, b):  # pylint: disable=invalid-name
+    """AssertionError unless ``a`` and ``b`` have one shape (MXNet's spelling)."""
+    _check_shapes(a, b)
+
+
+def locationError(a, b, index, names, maxError=False):  # pylint: disable=invalid-name
+    """The message naming an element mismatch: where, and both values."""
+    return "Location of %serror: %s, %s=%.8f, %s=%.8f" % ("maximum " if maxError else "", str(index), names[0],
+                                                        a[index], names[1], b[index])
+
+
+def assert_almost_equal_with_err(a, b, rtol=None, atol=None, etol=None, names=("a", "b"), equal_nan=False,
+                                 mismatches=(10, 10)):
+    """Like :func:`assert_almost_equal`, but passes while the fraction of mismatching
+    elements is at most ``etol`` (MXNet's error rate)."""
+    etol = get_etol(etol)
+    if etol <= 0:
+        assert_almost_equal(a, b, rtol, atol, names, equal_nan, mismatches=mismatches)
+        return
+    rtol, atol = get_tols(a, b, rtol, atol)
+    a, b = _numpy(a), _numpy(b)
+    equals = np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    err = 1 - np.count_nonzero(equals) / equals.size
+    if err > etol:
+        raise AssertionError("Error rate %f exceeds etol=%f\n%s"
+                             % (err, etol, _failure_message(a, b, rtol, atol, names, equal_nan, mismatches[0])))
+
+
+def assign_each(the_input, function):
+    """A float64 array of ``function`` applied to each element (a copy when None)."""
+    if function is None:
+        return np.array(the_input)
+    return np.vectorize(lambda v: function(v), otypes=[np.float64])(the_input)  # pylint: disable=unnecessary-lambda
+
+
+def assign_each2(input1, input2, function):
+    """A float64 array of ``function`` applied to each pair of elements (``input1`` copied when None)."""
+    if function is None:
+        return np.array(input1)
+    assert input1.shape == input2.shape
+    return np.vectorize(lambda x, y: function(x, y), otypes=[np.float64])(input1, input2)  # pylint: disable=unnecessary-lambda
+
+
+def create_2d_tensor(rows, columns, dtype=np.int64):
+    """``rows`` x ``columns`` whose row i holds i (MXNet's large-tensor test input)."""
+    from . import ndarray as nd
+    return nd.broadcast_to(nd.arange(0, rows, dtype=dtype).reshape((rows, 1)), shape=(rows, columns))
+
+
+def create_vector(size, dtype=np.int64):
+    """0, 1, ..., size - 1."""
+    from . import ndarray as nd
+    return nd.arange(0, size, dtype=dtype)
+
+
+def get_identity_mat(size):
+    """The ``size`` x ``size`` identity as a float32 NDArray."""
+    from . import ndarray as nd
+    return nd.array(np.eye(size, dtype=np.float32))
+
+
+def get_identity_mat_batch(size):
+    """Two stacked identities, (2, size, size)."""
+    from . import ndarray as nd
+    return nd.array(np.stack([np.eye(size, dtype=np.float32)] * 2))
+
+
+def simple_forward(sym, ctx=None, is_train=False, **inputs):
+    """The outputs (numpy) of binding ``sym`` to the given inputs and running forward; a
+    single output is returned alone."""
+    from .ndarray import array
+    ctx = ctx or default_context()
+    exe = sym.bind(ctx, args={k: array(v) for k, v in inputs.items()})
+    exe.forward(is_train=is_train)
+    outputs = [x.asnumpy() for x in exe.outputs]
+    return outputs[0] if len(outputs) == 1 else outputs
+
+
+def numeric_grad(executor, location, aux_states=None, eps=1e-4, use_forward_train=True, dtype=np.float32):
+    """Central finite differences of the sum of the executor's first output with respect to
+    each floating-point array of ``location`` (a dict name -> numpy array), as MXNet's:
+    ``(f(x + eps/2) - f(x - eps/2)) / eps`` per element."""
+    from .ndarray import array
+    assert dtype in (np.float16, np.float32, np.float64)
+    grads = {k: np.zeros(np.shape(v), dtype=dtype) for k, v in location.items()}
+    location = {k: np.asarray(v, order="C") for k, v in location.items()}
+
+    def run():
+        if aux_states is not None:
+            for key, val in aux_states.items():
+                executor.aux_dict[key][:] = val
+        executor.forward(is_train=use_forward_train)
+        return executor.outputs[0].asnumpy().astype(np.float64).sum()
+    for k, v in location.items():
+        executor.arg_dict[k][:] = array(v, dtype=dtype)
+    for k, v in location.items():
+        if v.dtype.kind != "f":
+            continue
+        flat = v.copy().ravel()
+        for i in range(flat.size):
+            old = flat[i]
+            flat[i] = old + eps / 2.0
+            executor.arg_dict[k][:] = array(flat.reshape(v.shape), dtype=dtype)
+            f_plus = run()
+            flat[i] = old - eps / 2.0
+            executor.arg_dict[k][:] = array(flat.reshape(v.shape), dtype=dtype)
+            f_minus = run()
+            grads[k].ravel()[i] = (f_plus - f_minus) / eps
+            flat[i] = old
+        executor.arg_dict[k][:] = array(v, dtype=dtype)
+    return grads
+
+
+def check_speed(sym, location=None, ctx=None, N=20, grad_req=None, typ="whole", **kwargs):  # pylint: disable=invalid-name
+    """Seconds per forward+backward (``typ='whole'``) or per forward (``'forward'``) of
+    ``sym``, averaged over ``N`` runs after one warm-up."""
+    import time
+    ctx = ctx or default_context()
+    grad_req = grad_req or "write"
+    if location is None:
+        exe = sym.simple_bind(grad_req=grad_req, ctx=ctx, **kwargs)
+        location = {k: np.random.normal(size=arr.shape, scale=1.0) for k, arr in exe.arg_dict.items()}
+    else:
+        assert isinstance(location, dict), 'Expect dict, get "location"=%s' % str(location)
+        exe = sym.simple_bind(grad_req=grad_req, ctx=ctx, **{k: v.shape for k, v in location.items()})
+    for name, iarr in location.items():
+        exe.arg_dict[name][:] = iarr.astype(exe.arg_dict[name].dtype)
+    if typ not in ("whole", "forward"):
+        raise ValueError('typ can only be "whole" or "forward".')
+
+    def step():
+        exe.forward(is_train=typ == "whole")
+        if typ == "whole":
+            exe.backward(out_grads=exe.outputs)
+    step()
+    for output in exe.outputs:
+        output.wait_to_read()
+    tic = time.time()
+    for _ in range(N):
+        step()
+    from .ndarray import waitall
+    waitall()
+    return (time.time() - tic) / N
+
+
+def _sorted_items(d):
+    return sorted(d.items(), key=lambda kv: kv[0])
+
+
+def check_consistency(sym, ctx_list, scale=1.0, grad_req="write", arg_params=None, aux_params=None, rtol=None,
+                      atol=None, raise_on_err=True, ground_truth=None, equal_nan=False, use_uniform=False,
+                      rand_type=np.float64):
+    """Check that ``sym`` (or one symbol per entry) gives the same outputs and gradients on
+    every entry of ``ctx_list`` (dicts of ``ctx``, input shapes and ``type_dict``), compared
+    with the entry of the widest output dtype (or ``ground_truth``), as MXNet's."""
+    import traceback
+    from .ndarray import array
+    assert len(ctx_list) > 1
+    syms = [sym] * len(ctx_list) if not isinstance(sym, (list, tuple)) else list(sym)
+    assert len(syms) == len(ctx_list)
+    output_names, arg_names = syms[0].list_outputs(), syms[0].list_arguments()
+    exe_list = []
+    for s, ctx in zip(syms, ctx_list):
+        assert s.list_arguments() == arg_names and s.list_outputs() == output_names
+        exe_list.append(s.simple_bind(grad_req=grad_req, **ctx))
+    arg_params = {} if arg_params is None else arg_params
+    aux_params = {} if aux_params is None else aux_params
+    for n, arr in _sorted_items(exe_list[0].arg_dict):
+        if n not in arg_params:
+            arg_params[n] = (np.random.uniform(low=-0.92 * scale, high=0.92 * scale, size=arr.shape) if use_uniform
+                             else np.random.normal(size=arr.shape, scale=scale)).astype(rand_type)
+    for n in exe_list[0].aux_dict:
+        aux_params.setdefault(n, 0)
+    for exe in exe_list:
+        for name, arr in exe.arg_dict.items():
+            arr[:] = arg_params[name]
+        for name, arr in exe.aux_dict.items():
+            arr[:] = aux_params[name]
+        if grad_req == "add":
+            for arr in exe.grad_arrays:
+                if arr is not None:
+                    arr[:] = 0
+    for exe in exe_list:
+        exe.forward(is_train=False)
+    dtypes = [np.dtype(exe.outputs[0].dtype) for exe in exe_list]
+    gt_idx = int(np.argmax(dtypes))
+
+    def compare(i, name, arr, gtarr, rt, at):
+        try:
+            assert_almost_equal(arr, gtarr, rtol=rt, atol=at, equal_nan=equal_nan)
+        except AssertionError as err:
+            print("%s Err: ctx %d vs ctx %d at %s" % ("Predict" if name in output_names else "Train", i, gt_idx,
+                                                      name))
+            traceback.print_exc()
+            if raise_on_err:
+                raise err
+            print(str(err))
+    gt = ground_truth if ground_truth is not None else dict(zip(output_names, exe_list[gt_idx].outputs))
+    for i, exe in enumerate(exe_list):
+        if i != gt_idx:
+            for name, arr in zip(output_names, exe.outputs):
+                compare(i, name, arr, gt[name], rtol, atol)
+    if grad_req == "null":
+        return gt
+    for exe in exe_list:
+        exe.forward(is_train=True)
+
+    def smaller(dt1, dt2):
+        return dt1 if dt2 is None or np.dtype(dt1).itemsize < np.dtype(dt2).itemsize else dt2
+    least = [None] * len(output_names)
+    for exe in exe_list:
+        least = [smaller(o.dtype, dt) for o, dt in zip(exe.outputs, least)]
+    golden = [o.asnumpy().astype(dt) for o, dt in zip(exe_list[0].outputs, least)]
+    for exe in exe_list:
+        exe.backward([array(g, ctx=exe.outputs[k].context, dtype=exe.outputs[k].dtype)
+                      for k, g in enumerate(golden)])
+    if ground_truth is None:
+        gt = dict(zip(output_names, exe_list[gt_idx].outputs))
+        gt.update(exe_list[gt_idx].grad_dict)
+    for i, exe in enumerate(exe_list):
+        if i == gt_idx:
+            continue
+        for name, arr in zip(output_names + arg_names, list(exe.outputs) + list(exe.grad_arrays)):
+            if gt.get(name) is None:
+                assert arr is None
+                continue
+            compare(i, name, arr, gt[name], rtol, atol)
+    return gt
+
+
+class DummyIter:
+    """An iterator that returns the first batch of ``real_iter`` forever (for speed tests)."""
+
+    def __init__(self, real_iter):
+        self.real_iter = real_iter
+        self.provide_data = real_iter.provide_data
+        self.provide_label = real_iter.provide_label
+        self.batch_size = real_iter.batch_size
+        self.the_batch = next(real_iter)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.the_batch
+
+    next = __next__
+
+    def reset(self):
+        """Nothing to rewind."""
+
+
+def gen_buckets_probs_with_ppf(ppf, nbuckets):
+    """``nbuckets`` equally likely buckets of a distribution from its inverse CDF."""
+    assert nbuckets > 0
+    probs = [1.0 / nbuckets] * nbuckets
+    buckets = [(ppf(i / float(nbuckets)), ppf((i + 1) / float(nbuckets))) for i in range(nbuckets)]
+    return buckets, probs
+
+
+def mean_check(generator, mu, sigma, nsamples=1000000):
+    """Whether the sample mean of ``generator(nsamples)`` is within 3 standard errors of ``mu``."""
+    mean = np.array(generator(nsamples)).mean()
+    return bool(mu - 3 * sigma / np.sqrt(nsamples) < mean < mu + 3 * sigma / np.sqrt(nsamples))
+
+
+def var_check(generator, sigma, nsamples=1000000):
+    """Whether the sample variance is within 3 standard errors of ``sigma**2``."""
+    var = np.array(generator(nsamples)).var(ddof=1)
+    bound = 3 * np.sqrt(2 * sigma ** 4 / (nsamples - 1))
+    return bool(sigma ** 2 - bound < var < sigma ** 2 + bound)
+
+
+def chi_square_check(generator, buckets, probs, nsamples=1000000):
+    """Pearson's chi-square test of ``generator(nsamples)`` against ``probs`` over
+    ``buckets`` (value ranges, or the discrete values): ``(p-value, observed, expected)``.
+    Needs scipy. The expected counts are MXNet's (truncated to integers); the test scales
+    them to the observed total, which scipy >= 1.9 requires."""
+    try:
+        import scipy.stats as ss  # pylint: disable=import-outside-toplevel
+    except ImportError:
+        raise ImportError("scipy is not available. Please check if the scipy python bindings are installed.") \
+            from None
+    assert isinstance(buckets, list) and len(probs) == len(buckets)
+    samples = np.asarray(generator(nsamples))
+    expected = (nsamples * np.array(probs, dtype=np.float32)).astype(np.int32)
+    if isinstance(buckets[0], (list, tuple)):
+        edges = np.zeros(len(buckets) * 2, dtype=np.float32)
+        for i, (lo, hi) in enumerate(buckets):
+            assert lo <= hi and (i == len(buckets) - 1 or hi <= buckets[i + 1][0])
+            edges[2 * i], edges[2 * i + 1] = lo, hi
+        ids = np.searchsorted(edges, samples, side="right") // 2
+        observed = np.array([(ids == i).sum() for i in range(len(buckets))], dtype=np.int64)
+    else:
+        observed = np.array([(samples == b).sum() for b in buckets], dtype=np.int64)
+    _, p = ss.chisquare(f_obs=observed, f_exp=expected * (observed.sum() / max(expected.sum(), 1)))
+    return p, observed, expected
+
+
+def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5, success_rate=0.2, alpha=0.05):
+    """Repeat :func:`chi_square_check`; AssertionError unless at least ``success_rate`` of
+    the runs have p > ``alpha``. Returns the p-values."""
+    runs = [chi_square_check(generator, buckets, probs, nsamples) for _ in range(nrepeat)]
+    ps = [r[0] for r in runs]
+    if (np.array(ps) > alpha).sum() < nrepeat * success_rate:
+        raise AssertionError("Generator test fails, Chi-square p=%s, obs_freq=%s, expected_freq=%s.\nbuckets=%s, "
+                             "probs=%s" % (ps, [r[1] for r in runs], [r[2] for r in runs], buckets, probs))
+    return ps
+
+
+def compare_ndarray_tuple(t1, t2, rtol=None, atol=None):
+    """Compare two (nested tuples of) arrays; None on either side is skipped."""
+    if t1 is None or t2 is None:
+        return
+    if isinstance(t1, tuple):
+        for s1, s2 in zip(t1, t2):
+            compare_ndarray_tuple(s1, s2, rtol, atol)
+    else:
+        assert_almost_equal(t1, t2, rtol=rtol, atol=atol)
+
+
+def compare_optimizer(opt1, opt2, shape, dtype, w_stype="default", g_stype="default", rtol=1e-4, atol=1e-5,
+                      compare_states=True, ntensors=1):
+    """One update of two optimizers on the same random weight and gradient (dense storage),
+    comparing states and weights; with a list of shapes, ``opt2`` updates all tensors in
+    one multi-tensor call and ``opt1`` one by one."""
+    import copy
+    from . import random as mxrandom
+    if (w_stype, g_stype) != ("default", "default"):
+        raise MXNetError("compare_optimizer: sparse weights or gradients (w_stype=%r, g_stype=%r) are not "
+                         "implemented yet (neogluon stores every array dense)" % (w_stype, g_stype))
+    ctx = default_context()
+    if not isinstance(shape, list):
+        assert ntensors == 1
+        w2 = mxrandom.uniform(shape=shape, ctx=ctx, dtype=dtype)
+        w1 = w2.copyto(ctx)
+        g2 = mxrandom.uniform(shape=shape, ctx=ctx, dtype=dtype)
+        g1 = g2.copyto(ctx)
+        state1 = opt1.create_state_multi_precision(0, w1)
+        state2 = opt2.create_state_multi_precision(0, w2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2)
+        opt1.update_multi_precision(0, w1, g1, state1)
+        opt2.update_multi_precision(0, w2, g2, state2)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2, rtol=rtol, atol=atol)
+        assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
+        return
+    w1 = tuple(mxrandom.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
+    g1 = tuple(mxrandom.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
+    w2, g2 = copy.deepcopy(w1), copy.deepcopy(g1)
+    state2 = [opt2.create_state_multi_precision(0, w2[i]) for i in range(ntensors)]
+    opt2.update_multi_precision(list(range(ntensors)), w2, g2, state2)
+    for i in range(ntensors):
+        state1 = opt1.create_state_multi_precision(i, w1[i])
+        opt1.update_multi_precision(i, w1[i], g1[i], state1)
+        if compare_states:
+            compare_ndarray_tuple(state1, state2[i], rtol, atol)
+        compare_ndarray_tuple(w1[i], w2[i], rtol, atol)
+
+
+def same_symbol_structure(sym1, sym2):
+    """Whether two symbols have the same operators node by node (names may differ)."""
+    import json
+    nodes1, nodes2 = json.loads(sym1.tojson())["nodes"], json.loads(sym2.tojson())["nodes"]
+    return all(n1["op"] == n2["op"] for n1, n2 in zip(nodes1, nodes2))
+
+
+def collapse_sum_like(a, shape):
+    """``a`` summed over the axes broadcasting added to reach its shape from ``shape``."""
+    assert len(a.shape) >= len(shape)
+    if np.prod(shape) == 0 or a.size == 0:
+        return np.zeros(shape, dtype=a.dtype)
+    diff = len(a.shape) - len(shape)
+    axes = list(range(diff))
+    for i, s in enumerate(shape):
+        if s != a.shape[i + diff]:
+            assert s == 1
+            axes.append(i + diff)
+    return np.sum(a, axis=tuple(axes)).reshape(shape)
+
+
+def is_cd_run():
+    """Whether this runs in MXNet's continuous-delivery job (``CD_JOB=1``)."""
+    return os.environ.get("CD_JOB", 0) == "1"
+
+
+def is_aarch64_run():
+    """Whether the machine is aarch64."""
+    import platform
+    return platform.machine() == "aarch64"
+
+
+def has_tvm_ops():
+    """Whether operators built with TVM are available: never in neogluon (no TVM_OP feature)."""
+    from .runtime import Features
+    return Features().is_enabled("TVM_OP")
+
+
+def is_op_runnable():
+    """Whether the TVM-built operators can run on the current context (always, without TVM)."""
+    return True
+
+
+def get_im2rec_path(home_env="MXNET_HOME"):
+    """The path of ``tools/im2rec.py`` under ``$MXNET_HOME`` (or beside the package); IOError
+    when there is none."""
+    root = os.environ.get(home_env) or os.path.dirname(os.path.abspath(__file__))
+    for path in (os.path.join(root, "tools", "im2rec.py"), os.path.join(root, "..", "..", "tools", "im2rec.py")):
+        if os.path.isfile(path):
+            return path
+    raise IOError("Could not find path to tools/im2rec.py")
+
+
+def check_gluon_hybridize_consistency(net_builder, data_l, numpy_func=None, test_grad=True, rtol=1e-4,
+                                      atol=1e-4):
+    """Build the net four times (imperative / hybridized, with and without autograd) with the
+    same parameters and check that outputs (and input gradients) agree, and with
+    ``numpy_func`` when given."""
+    from . import autograd
+    from . import initializer
+
+    class _NumpyParamDictInit(initializer.Initializer):
+        def __init__(self, np_params):
+            super().__init__()
+            self._np_params = np_params
+
+        def _init_weight(self, name, arr):
+            arr[()] = self._np_params[name]
+
+    saved_out, saved_grads, params_init = None, None, None
+    for hybridize in (False, True):
+        for use_autograd in ([False, True] if test_grad else [False]):
+            net = net_builder(prefix="net_")
+            net.initialize(params_init)
+            if hybridize:
+                net.hybridize()
+            inputs = [ele.copy() for ele in data_l]
+            if use_autograd:
+                for ele in inputs:
+                    ele.attach_grad()
+                with autograd.record():
+                    out = net(*inputs)
+                out.backward(out)
+            else:
+                out = net(*inputs)
+            if params_init is None:
+                params_init = _NumpyParamDictInit({k: v.data().asnumpy() for k, v in net.collect_params().items()})
+            if saved_out is None:
+                saved_out = out.asnumpy()
+            else:
+                assert_almost_equal(out.asnumpy(), saved_out, rtol=rtol, atol=atol)
+            if use_autograd:
+                grads = [ele.grad.asnumpy() for ele in inputs]
+                if saved_grads is None:
+                    saved_grads = grads
+                else:
+                    for got, saved in zip(grads, saved_grads):
+                        assert_almost_equal(got, saved, rtol=rtol, atol=atol)
+    if numpy_func is not None:
+        assert_almost_equal(saved_out, numpy_func(*[ele.asnumpy() for ele in data_l]), rtol=rtol, atol=atol)
+
+
+def new_matrix_with_real_eigvals_2d(n):
+    """A random ``n`` x ``n`` matrix with real eigenvalues in [-10, 10] and a well-conditioned
+    eigenbasis (a Householder reflection times a diagonal)."""
+    while True:
+        v = np.random.uniform(-1., 1., n).reshape(n, 1)
+        v = v / np.linalg.norm(v, axis=-2, keepdims=True)
+        q = np.matmul(np.eye(n) - 2 * np.matmul(v, v.T), np.diag(np.random.uniform(-1.0, 1.0, n)))
+        if np.linalg.cond(q, 2) < 3:
+            break
+    return np.matmul(np.matmul(np.linalg.inv(q), np.diag(np.random.uniform(-10.0, 10.0, n))), q)
+
+
+def new_matrix_with_real_eigvals_nd(shape):
+    """A batch of :func:`new_matrix_with_real_eigvals_2d` of ``shape``."""
+    n = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    return np.array([new_matrix_with_real_eigvals_2d(shape[-1]) for _ in range(n)]).reshape(shape)
+
+
+def new_orthonormal_matrix_2d(n):
+    """A random ``n`` x ``n`` orthonormal matrix."""
+    x = np.random.randn(n, n)
+    return np.linalg.qr(np.matmul(x.T, x))[0]
+
+
+def new_sym_matrix_with_real_eigvals_2d(n):
+    """A random symmetric ``n`` x ``n`` matrix with eigenvalues in [-10, 10]."""
+    q = new_orthonormal_matrix_2d(n)
+    return np.matmul(np.matmul(q.T, np.diag(np.random.uniform(-10.0, 10.0, n))), q)
+
+
+def new_sym_matrix_with_real_eigvals_nd(shape):
+    """A batch of :func:`new_sym_matrix_with_real_eigvals_2d` of ``shape``."""
+    n = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+    return np.array([new_sym_matrix_with_real_eigvals_2d(shape[-1]) for _ in range(n)]).reshape(shape)
+
+
+# ----------------------------------------------------------------------------- data files
+def download(url, fname=None, dirname=None, overwrite=False, retries=5):
+    """Download ``url`` to ``fname`` (the URL's file name by default) in ``dirname`` and
+    return the path; an existing file is kept unless ``overwrite``, as MXNet's. The transfer
+    is :func:`neogluon.gluon.utils.download`'s (any urllib scheme, ``file://`` included;
+    retried ``retries`` times, then RuntimeError naming the URL)."""
+    from .gluon.utils import download as _download
+    assert retries >= 0, "Number of retries should be at least 0"
+    fname = fname or url.split("/")[-1]
+    if dirname is None:
+        dirname = os.path.dirname(fname)
+    else:
+        fname = os.path.join(dirname, fname)
+    if dirname:
+        os.makedirs(dirname, exist_ok=True)
+    if os.path.exists(fname) and not overwrite:
+        return fname
+    return _download(url, fname, overwrite=True, retries=retries)
+
+
+_MODEL_URL = "http://data.mxnet.io/models/"
+_MODELS = {
+    "imagenet1k-inception-bn": "imagenet/inception-bn/Inception-BN-symbol.json imagenet/inception-bn/Inception-BN-0126.params",
+    "imagenet1k-resnet-18": "imagenet/resnet/18-layers/resnet-18-symbol.json imagenet/resnet/18-layers/resnet-18-0000.params",
+    "imagenet1k-resnet-34": "imagenet/resnet/34-layers/resnet-34-symbol.json imagenet/resnet/34-layers/resnet-34-0000.params",
+    "imagenet1k-resnet-50": "imagenet/resnet/50-layers/resnet-50-symbol.json imagenet/resnet/50-layers/resnet-50-0000.params",
+    "imagenet1k-resnet-101": "imagenet/resnet/101-layers/resnet-101-symbol.json imagenet/resnet/101-layers/resnet-101-0000.params",
+    "imagenet1k-resnet-152": "imagenet/resnet/152-layers/resnet-152-symbol.json imagenet/resnet/152-layers/resnet-152-0000.params",
+    "imagenet1k-resnext-50": "imagenet/resnext/50-layers/resnext-50-symbol.json imagenet/resnext/50-layers/resnext-50-0000.params",
+    "imagenet1k-resnext-101": "imagenet/resnext/101-layers/resnext-101-symbol.json imagenet/resnext/101-layers/resnext-101-0000.params",
+    "imagenet1k-resnext-101-64x4d": "imagenet/resnext/101-layers/resnext-101-64x4d-symbol.json imagenet/resnext/101-layers/resnext-101-64x4d-0000.params",
+    "imagenet11k-resnet-152": "imagenet-11k/resnet-152/resnet-152-symbol.json imagenet-11k/resnet-152/resnet-152-0000.params",
+    "imagenet11k-place365ch-resnet-152": "imagenet-11k-place365-ch/resnet-152-symbol.json imagenet-11k-place365-ch/resnet-152-0000.params",
+    "imagenet11k-place365ch-resnet-50": "imagenet-11k-place365-ch/resnet-50-symbol.json imagenet-11k-place365-ch/resnet-50-0000.params",
+}
+
+
+def download_model(model_name, dst_dir="./", meta_info=None):
+    """``(prefix, 0)`` of a model's ``<dst_dir>/<model_name>-symbol.json`` and ``-0000.params``
+    (MXNet's model list, or ``meta_info``: name -> {'symbol': url, 'params': url}),
+    downloaded unless present. ``(None, 0)`` for an unknown name."""
+    if meta_info is None:
+        meta_info = {k: dict(zip(("symbol", "params"), (_MODEL_URL + u for u in v.split())))
+                     for k, v in _MODELS.items()}
+    if model_name not in meta_info:
+        return (None, 0)
+    os.makedirs(dst_dir, exist_ok=True)
+    meta = dict(meta_info[model_name])
+    assert "symbol" in meta, "missing symbol url"
+    prefix = os.path.join(dst_dir, model_name)
+    download(meta["symbol"], prefix + "-symbol.json")
+    assert "params" in meta, "mssing parameter file url"
+    download(meta["params"], prefix + "-0000.params")
+    return (prefix, 0)
+
+
+def get_mnist():
+    """MNIST from ``train-labels-idx1-ubyte.gz``, ``train-images-idx3-ubyte.gz``,
+    ``t10k-labels-idx1-ubyte.gz`` and ``t10k-images-idx3-ubyte.gz`` in the working
+    directory (downloaded when missing): ``{'train_data', 'train_label', 'test_data',
+    'test_label'}``, images as
+    float32 (N, 1, 28, 28) in [0, 1] and labels as int8, as MXNet's."""
+    import gzip
+    import struct
+    url = "http://data.mxnet.io/data/mnist/"
+
+    def read(label_name, image_name):
+        with gzip.open(download(url + label_name)) as flbl:
+            struct.unpack(">II", flbl.read(8))
+            label = np.frombuffer(flbl.read(), dtype=np.int8)
+        with gzip.open(download(url + image_name), "rb") as fimg:
+            _, _, rows, cols = struct.unpack(">IIII", fimg.read(16))
+            image = np.frombuffer(fimg.read(), dtype=np.uint8).reshape(len(label), 1, rows, cols)
+        return label, image.astype(np.float32) / 255
+    train_lbl, train_img = read("train-labels-idx1-ubyte.gz", "train-images-idx3-ubyte.gz")
+    test_lbl, test_img = read("t10k-labels-idx1-ubyte.gz", "t10k-images-idx3-ubyte.gz")
+    return {"train_data": train_img, "train_label": train_lbl, "test_data": test_img, "test_label": test_lbl}
+
+
+def get_mnist_pkl():
+    """``data/mnist.pkl.gz``, downloaded when missing."""
+    os.makedirs("data", exist_ok=True)
+    if not os.path.exists("data/mnist.pkl.gz"):
+        download("http://deeplearning.net/data/mnist/mnist.pkl.gz", dirname="data")
+
+
+def _extract_unless_present(zip_url, wanted):
+    import zipfile
+    if not all(os.path.exists(os.path.join("data", w)) for w in wanted):
+        with zipfile.ZipFile(download(zip_url, dirname="data")) as zf:
+            zf.extractall("data")
+
+
+def get_mnist_ubyte():
+    """The four MNIST idx files in ``data/`` (extracted from ``data/mnist.zip`` when needed)."""
+    os.makedirs("data", exist_ok=True)
+    _extract_unless_present("http://data.mxnet.io/mxnet/data/mnist.zip",
+                            ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                             "t10k-labels-idx1-ubyte"])
+
+
+def get_cifar10():
+    """CIFAR-10's ``.rec``/``.lst`` files in ``data/cifar/`` (extracted from ``data/cifar10.zip``
+    when needed)."""
+    os.makedirs("data", exist_ok=True)
+    _extract_unless_present("http://data.mxnet.io/mxnet/data/cifar10.zip",
+                            ["cifar/train.rec", "cifar/test.rec", "cifar/train.lst", "cifar/test.lst"])
+
+
+def get_mnist_iterator(batch_size, input_shape, num_parts=1, part_index=0):
+    """``(train, val)`` MNISTIters over ``data/``'s idx files (shuffled training set)."""
+    from .io import MNISTIter
+    get_mnist_ubyte()
+    flat = len(input_shape) != 3
+    common = dict(input_shape=input_shape, batch_size=batch_size, flat=flat, num_parts=num_parts,
+                  part_index=part_index)
+    return (MNISTIter(image="data/train-images-idx3-ubyte", label="data/train-labels-idx1-ubyte", shuffle=True,
+                      **common),
+            MNISTIter(image="data/t10k-images-idx3-ubyte", label="data/t10k-labels-idx1-ubyte", **common))
+
+
+def get_zip_data(data_dir, url, data_origin_name):
+    """Extract ``data_dir/data_origin_name`` (a zip of ``url``) into ``data_dir``, unless done."""
+    import zipfile
+    origin = os.path.join(data_dir, data_origin_name)
+    if not os.path.exists(origin):
+        download(url, dirname=data_dir, overwrite=False)
+        with zipfile.ZipFile(origin) as zf:
+            zf.extractall(path=data_dir)
+
+
+def get_bz2_data(data_dir, data_name, url, data_origin_name):
+    """Decompress ``data_dir/data_origin_name`` (bzip2 of ``url``) into ``data_dir/data_name``
+    unless it exists; the compressed file is removed, as MXNet does."""
+    import bz2
+    import shutil
+    target, origin = os.path.join(data_dir, data_name), os.path.join(data_dir, data_origin_name)
+    if not os.path.exists(target):
+        download(url, fname=origin, dirname=data_dir, overwrite=False)
+        with bz2.BZ2File(origin, "rb") as src, open(target, "wb") as out:
+            shutil.copyfileobj(src, out)
+        os.remove(origin)

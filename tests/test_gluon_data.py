@@ -216,3 +216,26 @@ def test_dataset_iteration_stops_at_len():
     assert list(Squares()) == [0, 1, 4, 9]
     assert [s for s in Squares().filter(lambda v: v % 2 == 0)] == [0, 4]
     assert list(Squares().transform(lambda v: -v, lazy=False)) == [0, -1, -4, -9]
+
+
+def test_dataloader_v1_and_its_queues_give_the_same_batches():
+    """MXNet 1.x's first loader (``DataLoaderV1``, kept in ``gluon.data.dataloader``) gives
+    the batches of ``DataLoader``, in process and with worker processes; ``_as_in_context``
+    moves nested batches (GluonCV uses it)."""
+    from neogluon.gluon.data import dataloader
+    data = mx.gluon.data.ArrayDataset(mx.nd.arange(20).reshape((10, 2)), mx.nd.arange(10))
+    expected = [[b.asnumpy() for b in batch] for batch in mx.gluon.data.DataLoader(data, batch_size=3)]
+    for workers in (0, 2):
+        loader = dataloader.DataLoaderV1(data, batch_size=3, num_workers=workers)
+        assert len(loader) == 4
+        got = [[b.asnumpy() for b in batch] for batch in loader]
+        assert len(got) == len(expected)
+        for g, e in zip(got, expected):
+            for a, b in zip(g, e):
+                np.testing.assert_array_equal(a, b)
+    moved = dataloader._as_in_context([mx.nd.ones(2), (mx.nd.zeros(1), 3)], mx.cpu(0))
+    assert moved[0].context == mx.cpu(0) and moved[1][1] == 3
+    fn, args = dataloader.reduce_ndarray(mx.nd.arange(3))
+    np.testing.assert_array_equal(fn(*args).asnumpy(), [0, 1, 2])
+    with pytest.raises(ValueError, match="batch_size must be specified"):
+        dataloader.DataLoaderV1(data)

@@ -164,14 +164,11 @@ def test_amp_bfloat16_autocast_on_cpu(amp_off):
     net.initialize()
     x = mx.nd.array(np.random.RandomState(0).rand(2, 3))
     ref = net(x).asnumpy()
-    converted = amp.convert_hybrid_block(net, "bfloat16")
-    converted.hybridize()
-    out = converted(x)
+    assert net(x)._t.dtype == torch.float32  # pylint: disable=protected-access
+    amp.init("bfloat16")
+    out = net(x)
     assert out._t.dtype == torch.bfloat16 and out.dtype == np.float32  # pylint: disable=protected-access
     np.testing.assert_allclose(out.asnumpy(), ref, rtol=2e-2, atol=2e-2)
-    assert net(x)._t.dtype == torch.float32  # outside the converted block: float32  pylint: disable=protected-access
-    amp.init("bfloat16")
-    assert net(x)._t.dtype == torch.bfloat16  # pylint: disable=protected-access
     assert "Convolution" in amp.list_lp16_ops("bfloat16")
     assert amp.list_lp16_ops("float16") == ["Convolution", "Deconvolution", "FullyConnected", "RNN"]
     with pytest.raises(AssertionError, match="float16 or bfloat16"):

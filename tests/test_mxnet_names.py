@@ -48,7 +48,8 @@ def test_every_module_imports_and_every_name_exists(report, capsys):
 def test_real_names_win_and_served_names_fill_in():
     import neogluon.gluon.loss as loss
     assert loss.L2Loss.__module__ == "neogluon.gluon.loss"        # the module's own
-    assert _names.is_stand_in(loss._reshape_like)                  # MXNet's, served
+    import neogluon.kvstore as kvstore
+    assert _names.is_stand_in(kvstore.KVStoreServer)               # MXNet's, served (no parameter server)
     assert neogluon.operator.CustomOp.__module__ == "neogluon.operator.custom"
     assert neogluon.nd.NDArray is neogluon.ndarray.ndarray.NDArray  # a re-export resolves
     # a served name that re-exports a name defined elsewhere is the same object
@@ -132,3 +133,23 @@ def test_names_neogluon_defines_in_another_file_resolve_to_the_real_object():
     assert neogluon.image.RandomOrderAug is augmenters.RandomOrderAug
     assert neogluon.io.io.CSVIter is text_iters.CSVIter
     assert contrib_conv.Conv1DGRUCell is conv_rnn_cell.Conv1DGRUCell
+
+
+def test_generated_operator_functions_resolve_to_neogluons():
+    """MXNet defines its operator functions in generated modules (``ndarray.gen_op``) and
+    re-exports them (``optimizer.optimizer.sgd_update``, ``contrib.ndarray.box_nms``): each
+    is neogluon's generated function of the same operator, not a stand-in."""
+    import numpy as np
+    mx = neogluon
+    gen_op = importlib.import_module("neogluon.ndarray.gen_op")
+    assert gen_op.Activation is mx.nd.op.Activation
+    assert importlib.import_module("neogluon.symbol.gen_contrib").box_nms is mx.sym.contrib.box_nms
+    contrib_nd = importlib.import_module("neogluon.contrib.ndarray")
+    assert contrib_nd.box_nms is mx.nd.contrib.box_nms
+    sgd_update = importlib.import_module("neogluon.optimizer.optimizer").sgd_update
+    assert not _names.is_stand_in(sgd_update)
+    w = mx.nd.ones((2,))
+    sgd_update(w, mx.nd.ones((2,)), lr=0.5, wd=0.0, out=w)
+    np.testing.assert_allclose(w.asnumpy(), [0.5, 0.5])
+    # an operator neogluon has not registered stays a stand-in
+    assert _names.is_stand_in(importlib.import_module("neogluon.ndarray.gen_contrib").quantize)

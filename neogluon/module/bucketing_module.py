@@ -257,14 +257,34 @@ class BucketingModule(BaseModule):
         if sym_gen is None or default_bucket_key is None:
             raise AssertionError("sym_gen and default_bucket_key are required for loading BucketingModule")
         buckets = list(nd.load("%s.buckets" % prefix)[0].asnumpy().astype("int32"))
+        sym_dict = {key: sym.load("%s-%s-symbol.json" % (prefix, key)) for key in buckets}
+        arg_params, aux_params = load_params(prefix, epoch)
+        return BucketingModule._assemble(sym_dict, sym_gen, default_bucket_key, arg_params, aux_params,
+                                         lambda key: key, kwargs)
+
+    @staticmethod
+    def load_dict(sym_dict=None, sym_gen=None, default_bucket_key=None, arg_params=None, aux_params=None,
+                  **kwargs):
+        """A BucketingModule from ``{bucket_key: symbol}`` and the shared parameters (each
+        bucket's inputs are named by ``sym_gen(default_bucket_key)``, as MXNet does)."""
+        for value, what in ((sym_dict, "sym_dict needs"), (arg_params, "arg_params need"),
+                            (aux_params, "aux_params need"), (default_bucket_key, "default_bucket_key needs")):
+            if value is None:
+                raise AssertionError("%s to be provided for BucketingModule.load_dict" % what)
+        # MXNet's load_dict names every bucket's inputs by the default bucket's
+        return BucketingModule._assemble(sym_dict, sym_gen, default_bucket_key, arg_params, aux_params,
+                                         lambda key: default_bucket_key, kwargs)
+
+    @staticmethod
+    def _assemble(sym_dict, sym_gen, default_bucket_key, arg_params, aux_params, names_key, kwargs):
+        """A BucketingModule with one Module per ``sym_dict`` entry (inputs named by
+        ``sym_gen(names_key(bucket_key))``) and the parameters given to the default one."""
         mod = BucketingModule(sym_gen, default_bucket_key, **kwargs)
-        for bucket_key in buckets:
-            _, data_names, label_names = sym_gen(bucket_key)
-            symbol = sym.load("%s-%s-symbol.json" % (prefix, bucket_key))
+        for bucket_key, symbol in sym_dict.items():
+            _, data_names, label_names = sym_gen(names_key(bucket_key))
             mod._buckets[bucket_key] = Module(symbol, data_names, label_names, **kwargs)
             if bucket_key == default_bucket_key:
                 mod._curr_module = mod._buckets[bucket_key]
-        arg_params, aux_params = load_params(prefix, epoch)
         mod._curr_module._arg_params = arg_params
         mod._curr_module._aux_params = aux_params
         mod._curr_module.params_initialized = True

@@ -216,3 +216,27 @@ def histogram(a, bins=10, range=None):  # pylint: disable=redefined-builtin
 def _array(values):
     from . import array  # float32, as MXNet's mx.nd.array of numpy's answer
     return array(values)
+
+
+# ----------------------------------------------------------------------------- sampling
+def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
+    """``num_sampled`` classes of ``[0, range_max)`` drawn with replacement from the
+    approximately log-uniform (Zipfian) distribution
+    ``P(c) = (log(c + 2) - log(c + 1)) / log(range_max + 1)``, with the expected counts of
+    the true and the sampled classes: ``(samples int64, expected_count_true float64,
+    expected_count_sample float64)``, computed as MXNet's ``nd.contrib.rand_zipfian``."""
+    import math
+    from .. import ndarray as nd
+    from ..context import current_context
+    ctx = ctx or current_context()
+    log_range = math.log(range_max + 1)
+    rand = nd.random.uniform(0, log_range, shape=(num_sampled,), dtype="float64", ctx=ctx)
+    sampled = (rand.exp() - 1).astype("int64") % range_max
+    true_cls = true_classes.as_in_context(ctx).astype("float64")
+    expected_true = ((true_cls + 2.0) / (true_cls + 1.0)).log() / log_range * num_sampled
+    sampled_f = sampled.astype("float64")
+    expected_sampled = ((sampled_f + 2.0) / (sampled_f + 1.0)).log() / log_range * num_sampled
+    return sampled, expected_true, expected_sampled
+
+
+__all__ += ["rand_zipfian"]

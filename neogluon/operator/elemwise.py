@@ -14,6 +14,7 @@ import torch
 
 from ..base import MXNetError
 from .registry import Bool, Dtype, Float, Int, lowering, register, require, same_shape, shape_rule
+from .shape import same_dtype
 
 # torch's Tensor methods: called unbound on a tensor they dispatch in less Python-binding
 # time than the torch.* functions (relu: ~0.15 us of ~1.5 us), and these are the hot ops
@@ -357,7 +358,8 @@ def smooth_l1(data, *, scalar):
 @register("add_n", variadic="num_args", params=dict(num_args=Int()),
           aliases=["ElementWiseSum", "_internal_add_n"])
 def add_n(*args, num_args):
-    """The sum of all inputs (same shapes)."""
+    """The sum of all inputs (same shapes and dtypes)."""
+    same_dtype("add_n", args)
     out = args[0]
     for a in args[1:]:
         out = out + a
@@ -417,7 +419,10 @@ def cast(data, *, dtype):
 
 
 def _amp_cast_type(attrs, dtypes):
-    return [np.dtype(attrs["dtype"]) if dtypes[0].kind == "f" else dtypes[0]]
+    if dtypes[0].kind != "f":
+        return [dtypes[0]]
+    # bfloat16 arrays show as float32 (numpy has no bfloat16; see NDArray.asnumpy)
+    return [np.dtype("float32" if attrs["dtype"] == "bfloat16" else attrs["dtype"])]
 
 
 def _amp_multicast_types(attrs, dtypes):
@@ -426,7 +431,14 @@ def _amp_multicast_types(attrs, dtypes):
     return [target if d.kind == "f" else d for d in dtypes]
 
 
-@register("amp_cast", params=dict(dtype=Dtype(choices=_CAST_DTYPES[1:])), infer_type=_amp_cast_type)
+def _casts_infer_inputs(attrs, shapes, outs):
+    """A cast's input has its output's shape (MXNet's ElemwiseShape infers both ways): a
+    parameter behind AMP's ``amp_cast`` gets the shape its reader gives it."""
+    return [s if s is not None and 0 not in s else o for s, o in zip(shapes, outs)]
+
+
+@register("amp_cast", params=dict(dtype=Dtype(choices=("bfloat16",) + _CAST_DTYPES[1:])), infer_type=_amp_cast_type,
+          infer_inputs=_casts_infer_inputs)
 def amp_cast(data, *, dtype):
     """AMP's cast: floating-point inputs are converted to ``dtype``, others pass unchanged."""
     if not data.is_floating_point() or not getattr(torch, dtype).is_floating_point:
@@ -435,7 +447,7 @@ def amp_cast(data, *, dtype):
 
 
 @register("amp_multicast", variadic="num_outputs", params=dict(num_outputs=Int(), cast_narrow=Bool(False)),
-          num_outputs=lambda a: a["num_outputs"], infer_type=_amp_multicast_types)
+          num_outputs=lambda a: a["num_outputs"], infer_type=_amp_multicast_types, infer_inputs=_casts_infer_inputs)
 def amp_multicast(*data, num_outputs, cast_narrow):
     """AMP's multicast: every floating-point input is converted to the widest (or with
     ``cast_narrow`` the narrowest) floating-point dtype among the inputs."""

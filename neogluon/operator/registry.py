@@ -211,6 +211,8 @@ class Dtype(Attr):
         return self.convert(s)
 
     def convert(self, v):
+        if v == "bfloat16" or v is torch.bfloat16:  # MXNet's name; numpy has no bfloat16
+            return "bfloat16"
         try:
             return np_dtype(v).name
         except TypeError:

@@ -35,6 +35,16 @@ def op_error(op, msg, *shapes):
     return MXNetError("Operator %s: %s" % (op, msg))
 
 
+def same_dtype(op, tensors):
+    """MXNet's check of operators whose inputs share one dtype (``add_n``, ``Concat``):
+    an MXNetError naming the first input whose dtype differs from the first's."""
+    first = tensors[0].dtype
+    for i, t in enumerate(tensors[1:], 1):
+        if t.dtype != first:
+            raise op_error(op, "incompatible input dtypes: input %d is %s, expected %s as input 0"
+                           % (i, str(t.dtype).replace("torch.", ""), str(first).replace("torch.", "")))
+
+
 def norm_axis(axis, ndim, op, name="axis"):
     """``axis`` made non-negative; MXNetError when it is outside ``[-ndim, ndim)``."""
     if not -ndim <= axis < ndim:
@@ -391,6 +401,7 @@ def split_v2(data, *, indices, axis, squeeze_axis, sections):
 def concat(*data, num_args, dim):
     """Join the inputs along ``dim``; the other dimensions must agree."""
     ax = norm_axis(dim, data[0].dim(), "Concat", "dim")
+    same_dtype("Concat", data)
     first = _shape(data[0])
     for t in data[1:]:
         s = _shape(t)

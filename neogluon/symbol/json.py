@@ -42,8 +42,11 @@ def to_dict(symbol):
             "attrs": {"mxnet_version": ["int", MXNET_VERSION]}}
 
 
-def to_json(symbol):
-    """The JSON text: one node per block, short lists and attribute maps inline, as MXNet lays it out."""
+def to_json(symbol, remove_amp_cast=False):
+    """The JSON text: one node per block, short lists and attribute maps inline, as MXNet lays it out.
+    With ``remove_amp_cast``, nodes read around AMP's casts (:func:`remove_amp_casts`)."""
+    if remove_amp_cast and any(n.op is not None and n.op.name in _AMP_CASTS for n in symbol._order()):
+        symbol = remove_amp_casts(symbol)
     graph = to_dict(symbol)
     nodes = []
     for n in graph["nodes"]:
@@ -51,6 +54,27 @@ def to_json(symbol):
         nodes.append("    {\n%s\n    }" % fields)
     rest = ",\n".join('  "%s": %s' % (k, json.dumps(graph[k])) for k in ("arg_nodes", "node_row_ptr", "heads", "attrs"))
     return '{\n  "nodes": [\n%s\n  ],\n%s\n}' % (",\n".join(nodes), rest)
+
+
+_AMP_CASTS = ("amp_cast", "amp_multicast")
+
+
+def remove_amp_casts(symbol):
+    """A copy of ``symbol`` whose nodes read around ``amp_cast``/``amp_multicast`` nodes (what
+    MXNet's ``tojson(remove_amp_cast=True)`` writes); casts that are graph outputs stay."""
+    mirror = {}
+
+    def source(entry):
+        while entry[0].op is not None and entry[0].op.name in _AMP_CASTS:
+            entry = entry[0].inputs[entry[1] if entry[0].op.name == "amp_multicast" else 0]
+        return mirror[id(entry[0])], entry[1], entry[2]
+
+    for node in symbol._order():  # pylint: disable=protected-access
+        new = Node(node.op, node.name, node.attrs)
+        new.version = node.version
+        mirror[id(node)] = new
+        new.inputs = [source(e) for e in node.inputs]
+    return Symbol([(mirror[id(n)], i) for n, i in symbol._outputs])  # pylint: disable=protected-access
 
 
 def _graph_error(msg):

@@ -251,12 +251,14 @@ class Symbol:
 
     # ------------------------------------------------------------------ serialisation, inference, binding
     def tojson(self, remove_amp_cast=True):
+        """MXNet's JSON text; with ``remove_amp_cast`` (the default, as MXNet's) nodes read
+        around the ``amp_cast``/``amp_multicast`` nodes AMP inserted."""
         from .json import to_json
-        return to_json(self)
+        return to_json(self, remove_amp_cast)
 
     def save(self, fname, remove_amp_cast=True):
         from ..fileio import atomic_write
-        atomic_write(fname, self.tojson(), "Symbol.save")
+        atomic_write(fname, self.tojson(remove_amp_cast), "Symbol.save")
 
     def infer_shape(self, *args, **kwargs):
         from .infer import infer_shape

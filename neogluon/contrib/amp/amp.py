@@ -4,13 +4,14 @@ MXNet's AMP rewrites its operator functions to cast inputs to float16/bfloat16 o
 by its operator lists. neogluon's operators are torch kernels, so AMP is torch's autocast
 with the same target types: ``init(target_dtype)`` turns autocast on for the whole
 process (bfloat16 on CPU; float16 or bfloat16 on GPU — torch autocasts CPU code to
-bfloat16 only, so ``init('float16')`` changes GPU code alone), and
-``convert_hybrid_block`` returns a block that runs its forward under autocast.
+bfloat16 only, so ``init('float16')`` changes GPU code alone).
 Low-precision results are shown as float32 arrays (numpy has no bfloat16) and
 ``asnumpy()`` gives float32 values. Loss scaling (``init_trainer``, ``scale_loss``,
 ``unscale``) is MXNet's: the dynamic :class:`LossScaler`, and the Trainer skips a step
-whose gradients overflow. Converting a symbol or a symbolic model (``convert_symbol``,
-``convert_model``) inserts MXNet's ``amp_cast`` nodes, which is not built yet.
+whose gradients overflow. Converting a graph (``convert_symbol``, ``convert_model``,
+``convert_bucketing_module``) is MXNet's own pass (:mod:`.reduce_precision`): it inserts the
+``amp_cast`` nodes MXNet 1.9.1 inserts, with MXNet's names and parameter ``__dtype__``
+marks, and the converted graph runs in float16 or bfloat16 on torch's kernels.
 """
 import contextlib
 import logging
@@ -20,11 +21,13 @@ import torch
 
 from ...base import MXNetError
 from ...gluon import trainer
-from ...gluon.block import Block, HybridBlock
+from ...gluon.block import HybridBlock
 from ... import optimizer as opt
 from .loss_scaler import LossScaler
+from .reduce_precision import FLAGS, reduce_precision
 
-__all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_hybrid_block", "list_lp16_ops",
+__all__ = ["init", "init_trainer", "scale_loss", "unscale", "convert_symbol", "convert_model",
+           "convert_hybrid_block", "list_lp16_ops",
            "list_fp32_ops", "list_lp16_fp32_ops", "list_conditional_fp32_ops", "list_widest_type_cast",
            "list_loss_output_functions", "list_lp16_use_fp32_params"]
 
@@ -56,14 +59,19 @@ def _devices(target):
 
 def init(target_dtype="float16", target_precision_ops=None, conditional_fp32_ops=None, fp32_ops=None):
     """Turn on mixed precision for every operator run afterwards (see the module docstring).
-    Custom operator lists are not supported: torch's autocast lists decide."""
+    Here torch's autocast lists decide which kernels run in low precision, so custom
+    operator lists are refused (a deliberate difference); a graph converted by
+    :func:`convert_hybrid_block` or :func:`convert_symbol` follows custom lists exactly."""
     global _amp_initialized, _loss_scaler, _autocast_state  # pylint: disable=global-statement
     if _amp_initialized:
         return
     target = _target(target_dtype)
     if target_precision_ops or conditional_fp32_ops or fp32_ops:
-        raise MXNetError("amp.init: custom operator lists are not implemented yet (neogluon's AMP uses "
-                         "torch's autocast lists)")
+        raise MXNetError("amp.init: custom operator lists (target_precision_ops, conditional_fp32_ops, "
+                         "fp32_ops) are not supported: neogluon's amp.init is torch's autocast, whose own lists "
+                         "decide. To run a model by custom lists, convert it: amp.convert_hybrid_block(net, "
+                         "target_dtype, target_dtype_ops=..., fp32_ops=..., conditional_fp32_ops=...) or "
+                         "amp.convert_symbol/convert_model")
     _amp_initialized = True
     logging.info("Using AMP")
     state = []
@@ -138,35 +146,143 @@ def unscale(optimizer_or_trainer):
                         % type(optimizer_or_trainer))
 
 
-class _AutocastBlock(Block):
-    """A block whose forward runs its HybridBlock under torch's autocast at the target type
-    (``hybridize()`` reaches the inner block, which then runs as one cached graph)."""
-
-    def __init__(self, block, target):
-        super().__init__(prefix=block.prefix, params=None)
-        self._devices = _devices(target)
-        self._target = target
-        with self.name_scope():
-            self.net = block
-
-    def forward(self, *args):  # pylint: disable=arguments-differ
-        with contextlib.ExitStack() as stack:
-            for device, dtype in self._devices:
-                stack.enter_context(torch.autocast(device, dtype=dtype))
-            return self.net(*args)
-
-
 def convert_hybrid_block(block, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
                          conditional_fp32_ops=None, excluded_sym_names=None, ctx=None,
                          cast_optional_params=False):
-    """A block running ``block`` in mixed precision (its parameters stay float32)."""
-    target = _target(target_dtype)
-    if target_dtype_ops or fp32_ops or conditional_fp32_ops or excluded_sym_names:
-        raise MXNetError("amp.convert_hybrid_block: custom operator lists are not implemented yet "
-                         "(neogluon's AMP uses torch's autocast lists)")
-    if not isinstance(block, HybridBlock):
-        raise TypeError("convert_hybrid_block expects a HybridBlock, got %s" % type(block).__name__)
-    return _AutocastBlock(block, target)
+    """A SymbolBlock running ``block``'s cached graph converted by :func:`convert_symbol`
+    (the block must have been hybridized and run once, as in MXNet), with its parameters
+    (those the pass marked cast to the target type) on ``ctx`` (MXNet's default is
+    ``gpu(0)``; here the parameters' own context)."""
+    from ...gluon import SymbolBlock
+    _target(target_dtype)
+    assert isinstance(block, HybridBlock), "block input should be a HybridBlock"
+    if not block._cached_graph:  # pylint: disable=protected-access
+        raise RuntimeError("Please first call block.hybridize() and then run forward with "
+                           "this block at least once before calling export.")
+    inputs, sym = block._cached_graph  # pylint: disable=protected-access
+    converted = convert_symbol(sym, target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops,
+                               excluded_sym_names, data_names=[i.name for i in inputs],
+                               cast_optional_params=cast_optional_params)
+    params = {name: p.data() if ctx is None else p.data(ctx) for name, p in block.collect_params().items()}
+    params = _cast_marked(params, converted.attr_dict())
+    ret = SymbolBlock(converted, inputs)
+    for name, param in ret.collect_params().items():
+        value = params[name]
+        if param.dtype != value.dtype:
+            param.cast(value.dtype)
+        param._load_init(value, ctx if ctx is not None else value.context)  # pylint: disable=protected-access
+    return ret
+
+
+def _op_lists(target, target_dtype_ops, fp32_ops, conditional_fp32_ops):
+    """The operator lists the pass uses, checked as MXNet checks them."""
+    if target_dtype_ops is not None:
+        assert isinstance(target_dtype_ops, list), "target_dtype_ops should be a list of strs"
+    else:
+        target_dtype_ops = list_lp16_ops(target)
+    if fp32_ops is not None:
+        assert isinstance(fp32_ops, list), "fp32_ops should be a list of strs"
+    else:
+        fp32_ops = list_fp32_ops(target)
+    if conditional_fp32_ops is not None:
+        assert isinstance(conditional_fp32_ops, list), "conditional_fp32_ops should be a list"
+    else:
+        conditional_fp32_ops = list_conditional_fp32_ops(target)
+    for cond in conditional_fp32_ops:
+        assert isinstance(cond[0], str) and isinstance(cond[1], str) and isinstance(cond[2], list), \
+            "conditional_fp32_ops should be a list of (str, str, list of str)"
+    conditional_names = [c[0] for c in conditional_fp32_ops]
+    for (a, an), (b, bn) in (((target_dtype_ops, "target_dtype_ops"), (fp32_ops, "fp32_ops")),
+                             ((target_dtype_ops, "target_dtype_ops"), (conditional_names, "conditional_fp32_ops")),
+                             ((fp32_ops, "fp32_ops"), (conditional_names, "conditional_fp32_ops"))):
+        common = set(a) & set(b)
+        assert not common, "Ops cannot be in two or more lists. Common ops in %s and %s %s" % (an, bn, common)
+    known = set(list_lp16_ops(target) + list_fp32_ops(target) + list_lp16_fp32_ops(target)
+                + [c[0] for c in list_conditional_fp32_ops(target)])
+    illegal = set(target_dtype_ops + fp32_ops + conditional_names) - known
+    assert not illegal, ("Can only choose ops from one of the three lists for lp16_ops and fp32_ops "
+                         "1. amp.list_lp16_ops(target_dtype) 2. amp.list_fp32_ops(target_dtype) "
+                         "3. amp.list_lp16_fp32_ops(target_dtype) 4. amp.list_conditional_fp32_ops(target_dtype) "
+                         "Op %s not in any of them" % illegal)
+    return target_dtype_ops, fp32_ops, [tuple(c) for c in conditional_fp32_ops]
+
+
+def convert_symbol(sym, target_dtype="float16", target_dtype_ops=None, fp32_ops=None, conditional_fp32_ops=None,
+                   excluded_sym_names=None, data_names=None, cast_optional_params=False):
+    """A float32 graph with MXNet's AMP casts to ``target_dtype`` ('float16' or 'bfloat16')
+    by the operator lists (MXNet's defaults unless given). ``data_names`` are the inputs
+    fed as float32 data (by default every input without a ``__dtype__`` attribute); the
+    other inputs are parameters, cast in the graph or, with ``cast_optional_params``,
+    marked with the target type for the caller to cast (see :func:`convert_model`)."""
+    from ...symbol import Symbol
+    assert isinstance(sym, Symbol), "First argument to convert_symbol should be Symbol"
+    assert target_dtype in ("float16", "bfloat16"), "Only target_dtype float16 and bfloat16 are supported currently"
+    target_dtype_ops, fp32_ops, conditional = _op_lists(target_dtype, target_dtype_ops, fp32_ops,
+                                                        conditional_fp32_ops)
+    if excluded_sym_names is not None:
+        assert isinstance(excluded_sym_names, list), "excluded_sym_names should be a list of strs"
+    if data_names is None:
+        attrs = sym.attr_dict()
+        data_names = [n for n in sym.list_inputs() if "__dtype__" not in attrs.get(n, {})]
+    return reduce_precision(sym, target_dtype, target_dtype_ops, fp32_ops, list_widest_type_cast(target_dtype),
+                            conditional, excluded_sym_names or [], data_names, cast_optional_params)
+
+
+def _cast_marked(params, attrs):
+    """``params`` with each array whose node the pass marked (``__dtype__``) in that type."""
+    flags = {v: k for k, v in FLAGS.items()}
+    out = dict(params)
+    for name, arr in params.items():
+        flag = attrs.get(name, {}).get("__dtype__")
+        if flag is not None and flag != "-1" and flags.get(flag, "float32") != "float32":
+            from ...ndarray import amp_cast
+            out[name] = amp_cast(arr, dtype=flags[flag])
+    return out
+
+
+def convert_model(sym, arg_params, aux_params, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
+                  conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
+    """``(symbol, arg_params, aux_params)`` of a float32 model converted by
+    :func:`convert_symbol`; parameters marked with the target type are cast to it."""
+    from ...symbol import Symbol
+    if excluded_sym_names is not None and not isinstance(excluded_sym_names, list):
+        raise ValueError("excluded_sym_names must be a list of strings representing the names of the symbols "
+                         "that should not be casted, while received type %s" % str(type(excluded_sym_names)))
+    assert target_dtype in ("float16", "bfloat16"), "Only target_dtype float16 and bfloat16 are supported currently"
+    assert isinstance(sym, Symbol), "First argument to convert_model should be Symbol"
+    assert isinstance(arg_params, dict), "Second argument to convert_model should be a dict of name to ndarray"
+    assert isinstance(aux_params, dict), "Third argument to convert_model should be a dict of name to ndarray"
+    params = set(arg_params) | set(aux_params)
+    data_names = [n for n in sym.list_inputs() if n not in params]
+    converted = convert_symbol(sym, target_dtype, target_dtype_ops, fp32_ops, conditional_fp32_ops,
+                               excluded_sym_names, data_names, cast_optional_params)
+    attrs = converted.attr_dict()
+    return converted, _cast_marked(arg_params, attrs), _cast_marked(aux_params, attrs)
+
+
+def convert_bucketing_module(bucketing_mod, target_dtype="float16", target_dtype_ops=None, fp32_ops=None,
+                             conditional_fp32_ops=None, excluded_sym_names=None, cast_optional_params=False):
+    """A BucketingModule whose buckets' symbols are converted by :func:`convert_model`,
+    sharing the (cast) parameters of the given one."""
+    from ...module import BucketingModule
+    assert isinstance(bucketing_mod, BucketingModule), "module should be instance of bucketing module"
+    assert len(bucketing_mod._buckets) > 0, "Bucketing Module should not be empty"  # pylint: disable=protected-access
+    assert bucketing_mod.params_initialized, \
+        "bucketing_mod params should be initialized for mixed precision conversion"
+    current = bucketing_mod._curr_module  # pylint: disable=protected-access
+    arg_params, aux_params = current._arg_params, current._aux_params  # pylint: disable=protected-access
+    sym_dict = {}
+    for key, module in bucketing_mod._buckets.items():  # pylint: disable=protected-access
+        sym_dict[key], result_args, result_aux = convert_model(
+            module._symbol, arg_params, aux_params, target_dtype=target_dtype,  # pylint: disable=protected-access
+            target_dtype_ops=target_dtype_ops, fp32_ops=fp32_ops, conditional_fp32_ops=conditional_fp32_ops,
+            excluded_sym_names=excluded_sym_names, cast_optional_params=cast_optional_params)
+    m = bucketing_mod
+    return BucketingModule.load_dict(  # pylint: disable=protected-access
+        sym_dict, sym_gen=m._sym_gen, arg_params=result_args, aux_params=result_aux,
+        default_bucket_key=m._default_bucket_key, logger=m.logger, context=m._context,
+        work_load_list=m._work_load_list, fixed_param_names=m._fixed_param_names, state_names=m._state_names,
+        group2ctxs=m._group2ctxs, compression_params=m._compression_params)
 
 
 def _lists(target_dtype):

@@ -26,15 +26,41 @@ from ...np_mode import FLAGS as _NP
 from ...numpy.multiarray import as_np as _as_np
 from . import sampler as _sampler
 
-__all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
+__all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn", "rebuild_ndarray", "reduce_ndarray",
+           "rebuild_np_ndarray", "reduce_np_ndarray"]
 
 
-def _reduce_ndarray(arr):
-    """Pickle an NDArray for another process as its (shared-memory) torch tensor."""
-    return NDArray, (arr._t.detach(),)
+def rebuild_ndarray(tensor):
+    """The NDArray of a tensor received from another process."""
+    return NDArray(tensor)
 
 
-ForkingPickler.register(NDArray, _reduce_ndarray)
+def reduce_ndarray(data):
+    """Pickle an NDArray for another process as its tensor (torch moves the storage to
+    shared memory, MXNet's ``cpu_shared``)."""
+    return rebuild_ndarray, (data._t.detach(),)
+
+
+def rebuild_np_ndarray(tensor):
+    """The ``mx.np.ndarray`` of a tensor received from another process."""
+    return _as_np(NDArray(tensor))
+
+
+def reduce_np_ndarray(data):
+    """Pickle an ``mx.np.ndarray`` for another process as its (shared-memory) tensor."""
+    return rebuild_np_ndarray, (data._t.detach(),)
+
+
+ForkingPickler.register(NDArray, reduce_ndarray)
+
+
+def _as_in_context(data, ctx):
+    """``data`` (an NDArray, or nested lists/tuples of them) moved to ``ctx``."""
+    if isinstance(data, NDArray):
+        return data.as_in_context(ctx)
+    if isinstance(data, (list, tuple)):
+        return [_as_in_context(d, ctx) for d in data]
+    return data
 
 
 def default_batchify_fn(data):
@@ -260,3 +286,8 @@ class DataLoader:
         pool = getattr(self, "_worker_pool", None)
         if pool is not None:
             pool.terminate()
+
+
+# MXNet 1.x's first loader and its queues live in this module's namespace too
+from .dataloader_v1 import (DataLoaderV1, ConnectionWrapper, Queue, SimpleQueue,  # noqa: E402,F401
+                            worker_loop_v1, fetcher_loop_v1)

@@ -1,0 +1,4 @@
+"""``gluon.contrib.data.sampler``: ``IntervalSampler``."""
+from ...data.sampler import IntervalSampler
+
+__all__ = ["IntervalSampler"]
