@@ -3,4 +3,7 @@ from . import optimizer
 from .optimizer import (Optimizer, SGD, NAG, Signum, FTML, LAMB, DCASGD, SGLD, Adam, AdamW, AdaGrad, RMSProp,
                         AdaDelta, Ftrl, Adamax, Nadam, Test, ccSGD, Updater, create, get_updater, register)
 
-__all__ = optimizer.__all__
+from . import large_batch
+from .large_batch import LARS, LBSGD
+
+__all__ = optimizer.__all__ + ["LARS", "LBSGD"]
