@@ -11,6 +11,8 @@ of its position-sensitive channel through a summed-area table, whose gradient sp
 each bin's gradient evenly over its pixels, as MXNet's backward does. ROIs receive no
 gradient in either (MXNet gives them none).
 """
+import math
+
 import torch
 import torch.nn.functional as F
 
@@ -242,3 +244,88 @@ def _psroi_shape(attrs, shapes):
     p = attrs["pooled_size"]
     return [(shapes[1][0], attrs["output_dim"], p, p)]
 
+
+
+# ----------------------------------------------------------------------------- RROIAlign
+def _rroi_points(rois, ph, pw, grid, scale):
+    """(G, ph, gh, pw, gw) sample positions (y, x) of rotated ROIs (batch, cx, cy, w, h,
+    angle in degrees) sharing one grid: the bin grid of the upright box centred at 0,
+    rotated by the angle and moved to the ROI's centre (MXNet's ``rroi_align.cc``)."""
+    gh, gw = grid
+    dt = rois.dtype
+    cx, cy = rois[:, 1] * scale, rois[:, 2] * scale
+    width, height = (rois[:, 3] * scale).clamp(min=1.0), (rois[:, 4] * scale).clamp(min=1.0)
+    theta = rois[:, 5] * (math.pi / 180.0)
+    bin_h, bin_w = height / ph, width / pw
+    yy = (-height / 2)[:, None, None] + torch.arange(ph, dtype=dt)[:, None] * bin_h[:, None, None] \
+        + (torch.arange(gh, dtype=dt) + 0.5) * (bin_h / gh)[:, None, None]                 # (G, ph, gh)
+    xx = (-width / 2)[:, None, None] + torch.arange(pw, dtype=dt)[:, None] * bin_w[:, None, None] \
+        + (torch.arange(gw, dtype=dt) + 0.5) * (bin_w / gw)[:, None, None]                 # (G, pw, gw)
+    yy, xx = yy[:, :, :, None, None], xx[:, None, None]
+    cos, sin = [v[:, None, None, None, None] for v in (torch.cos(theta), torch.sin(theta))]
+    x = xx * cos + yy * sin + cx[:, None, None, None, None]
+    y = yy * cos - xx * sin + cy[:, None, None, None, None]
+    return y, x
+
+
+def _rroi_axis(pos, size):
+    """Lower/upper neighbour indices and weights along one axis, MXNet's clamping (a
+    position at or past the last pixel snaps to it)."""
+    pos = pos.clamp(min=0)
+    low = pos.floor().long()
+    edge = low >= size - 1
+    low = torch.where(edge, torch.full_like(low, size - 1), low)
+    high = torch.where(edge, low, low + 1)
+    frac = torch.where(edge, torch.zeros_like(pos), pos - low.to(pos.dtype))
+    return low, high, frac
+
+
+@register("_contrib_RROIAlign", inputs=("data", "rois"), differentiable=False,
+          params=dict(pooled_size=Shape(), spatial_scale=Float(), sampling_ratio=Int(-1)))
+@serial()
+def rroi_align(data, rois, *, pooled_size, spatial_scale, sampling_ratio):
+    """MXNet's contrib RROIAlign (rotated ROIAlign, for text detection): the mean of bilinear
+    samples in each of the pooled_size bins of each rotated ROI (batch_index, center_x,
+    center_y, width, height, angle in degrees, counter-clockwise) scaled by spatial_scale.
+
+    Width and height are at least 1; the grid is sampling_ratio^2 points per bin, or
+    ceil(roi size / pooled size) per axis; a sample outside [-1, size] of the feature map
+    counts as 0. MXNet has no gradient for it (neither here: the output is a constant)."""
+    op = "_contrib_RROIAlign"
+    if data.dim() != 4 or rois.dim() != 2 or rois.shape[1] != 6:
+        raise MXNetError("%s: expects data (N, C, H, W) and rois (R, 6) as (batch_index, center_x, center_y, width, "
+                         "height, angle), got data %s, rois %s" % (op, _shape(data), _shape(rois)))
+    if len(pooled_size) != 2 or min(pooled_size) < 1:
+        raise MXNetError("%s: pooled_size=%s must be (height, width) with positive sizes" % (op, pooled_size))
+    ph, pw = pooled_size
+    n, c, h, w = data.shape
+    data, r = data.detach(), rois.detach().to(data.dtype)
+    out = data.new_zeros((r.shape[0], c, ph, pw))
+    if sampling_ratio > 0:
+        grids = torch.full((r.shape[0], 2), sampling_ratio, dtype=torch.long)
+    else:
+        size = torch.stack([(r[:, 4] * spatial_scale).clamp(min=1.0) / ph,
+                            (r[:, 3] * spatial_scale).clamp(min=1.0) / pw], 1)
+        grids = torch.ceil(size).long()
+    flat = data.permute(0, 2, 3, 1).reshape(-1, c)                       # (N*H*W, C) rows
+    batch = r[:, 0].long().clamp(0, n - 1)
+    for grid in torch.unique(grids, dim=0).tolist():
+        idx = torch.nonzero((grids == torch.tensor(grid)).all(1)).squeeze(1)
+        y, x = _rroi_points(r[idx], ph, pw, grid, spatial_scale)
+        valid = ((y >= -1.0) & (y <= h) & (x >= -1.0) & (x <= w)).to(data.dtype)
+        y0, y1, ly = _rroi_axis(y, h)
+        x0, x1, lx = _rroi_axis(x, w)
+        base = batch[idx][:, None, None, None, None] * (h * w)
+        total = 0
+        for yi, wy in ((y0, 1 - ly), (y1, ly)):
+            for xi, wx in ((x0, 1 - lx), (x1, lx)):
+                total = total + flat[base + yi * w + xi] * (wy * wx * valid)[..., None]
+        pooled = total.sum((2, 4)) / (grid[0] * grid[1])                  # (G, ph, pw, C)
+        out[idx] = pooled.permute(0, 3, 1, 2)
+    return out
+
+
+@shape_rule("_contrib_RROIAlign")
+def _rroi_align_shape(attrs, shapes):
+    data, rois = shapes
+    return [(rois[0], data[1]) + tuple(attrs["pooled_size"])]
