@@ -53,7 +53,7 @@ def test_alpha_and_grey_channels():
 
 
 def test_errors_name_the_operator():
-    assert all(msg and "OpenCV Failed to decode image" in msg for msg in CASES.values())
+    assert all(c["op"] == "_imdecode" and "OpenCV Failed to decode image" in c["error"] for c in CASES.values())
     with pytest.raises(mx.MXNetError, match="_imdecode.*OpenCV Failed to decode image"):
         imdecode(mx.nd.zeros((3, 2, 2)), (0, 0, 2, 2), 3, b"not an image")
     with pytest.raises(mx.MXNetError, match="_imdecode.*n_channels <= res.channels"):

@@ -12,7 +12,7 @@ the PNG's ``source`` pixels give).
 
 Writes tests/fixtures/extra/imdecode/: ``<image>.png`` (RGB, RGBA and grey PNGs written
 here with zlib), ``values.npz`` (``<image>:flag1``, ``<image>:flag0`` and ``<image>:source`` HWC uint8 pixels)
-and ``cases.json`` (MXNet's error for ``_imdecode`` on each image).
+and ``cases.json`` (per image, the operator and MXNet's error for it).
 """
 import json
 import os
@@ -56,9 +56,10 @@ def main():
         try:
             mx.nd._internal._imdecode(mx.nd.zeros((c,) + pixels.shape[:2]), 0, 0, 0, pixels.shape[1],
                                       pixels.shape[0], c, len(data), str_img=data.decode("latin-1")).asnumpy()
-            cases[name] = None
+            cases[name] = {"op": "_imdecode", "error": None}
         except mx.base.MXNetError as err:
-            cases[name] = [ln for ln in str(err).split("\n") if ln.startswith("MXNetError")][0]
+            message = [ln for ln in str(err).split("\n") if ln.startswith("MXNetError")][0]
+            cases[name] = {"op": "_imdecode", "error": message}
     np.savez(os.path.join(OUT, "values.npz"), **values)
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump(cases, f, indent=1, sort_keys=True)
