@@ -1,17 +1,19 @@
 """Region-of-interest pooling for two-stage detectors: ROIAlign and PSROIPooling
 (MXNet 1.9.1's ``src/operator/contrib/roi_align.cc`` and ``psroi_pooling.cc``).
 
-ROIAlign samples a grid of points in each bin bilinearly with ``grid_sample`` (border
-padding is MXNet's clamping of samples within a pixel of the edge; samples farther out
-weigh 0), the ROIs of one image and one grid size in one call, so the gradient is
-MXNet's bilinear backward; the position-sensitive variant gathers each bin's channel
-block from channel-last rows instead. It runs on one torch thread, as MXNet's CPU kernel
-does: its many mid-sized calls lose more to waking threads than they gain. PSROIPooling averages each bin
-of its position-sensitive channel through a summed-area table, whose gradient spreads
-each bin's gradient evenly over its pixels, as MXNet's backward does. ROIs receive no
-gradient in either (MXNet gives them none).
+ROIAlign's output bins are weighted sums of feature-map pixels (the bilinear neighbours
+of each bin's samples, MXNet's clamping rules): one sparse (CSR) matrix over the
+channel-last pixels gives all bins in one product, whose gradient is MXNet's bilinear
+backward; dtypes the sparse product does not take sample with ``grid_sample`` (border
+padding is MXNet's clamping within a pixel of the edge). The position-sensitive variant
+gathers each bin's channel block from channel-last rows. It runs on one torch thread, as
+MXNet's CPU kernel does: its mid-sized calls lose more to waking threads than they gain.
+PSROIPooling averages each bin of its position-sensitive channel through a summed-area
+table, whose gradient spreads each bin's gradient evenly over its pixels, as MXNet's
+backward does. ROIs receive no gradient in either (MXNet gives them none).
 """
 import math
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -63,12 +65,58 @@ def _roi_boxes(rois, ph, pw, scale, aligned):
     return box[:, 0], box[:, 1], width / pw, height / ph
 
 
+def _roi_align_rows(batch, rois, h, w, ph, pw, grid, scale, aligned):
+    """(pixel indices, weights), each (G * ph * pw, 4 * gh * gw): for every output bin of
+    ROIs sharing one (grid_h, grid_w), the feature-map pixels its bilinear samples read and
+    what each adds to the bin's mean, MXNet's rules (see ``bilinear_axis``)."""
+    gh, gw = grid
+    x0, y0, bin_w, bin_h = _roi_boxes(rois, ph, pw, scale, aligned)
+    y_idx, y_w = bilinear_axis(y0, bin_h, ph, gh, h)                    # (G, ph, gh, 2)
+    x_idx, x_w = bilinear_axis(x0, bin_w, pw, gw, w)                    # (G, pw, gw, 2)
+    pix = ((batch[:, None, None, None] * h + y_idx)[:, :, None, :, :, None, None] * w
+           + x_idx[:, None, :, None, None])                             # (G, ph, pw, gh, 2, gw, 2)
+    weight = y_w[:, :, None, :, :, None, None] * (x_w[:, None, :, None, None] / (gh * gw))
+    return pix.reshape(-1, gh * gw * 4), weight.reshape(-1, gh * gw * 4)
+
+
+def _roi_align_sparse(data, live, batch, rois, grids, ph, pw, scale, aligned):
+    """(R, C, ph, pw) ROIAlign as one sparse-times-dense product: every output bin is a
+    weighted sum of feature-map pixels (its samples' bilinear neighbours), so the bins are
+    the rows of a sparse matrix over the channel-last pixels (N*H*W, C). torch's CSR
+    product (MKL) does MXNet's gathering and summing with vector loads along the channels,
+    and its gradient is the transposed product, MXNet's bilinear backward. The rows are
+    laid out in ROI order (a ROI outside the batch, or empty, has none: zeros)."""
+    n, c, h, w = data.shape
+    bins = ph * pw
+    with torch.no_grad():
+        used = live & (grids.min(1).values >= 1)  # an empty ROI (aligned, zero size) samples nothing: 0
+        per_row = torch.where(used, grids[:, 0] * grids[:, 1] * 4, torch.zeros_like(grids[:, 0]))
+        start = torch.cumsum(per_row * bins, 0) - per_row * bins        # each ROI's first entry
+        total = int(start[-1] + per_row[-1] * bins) if rois.shape[0] else 0
+        cols = torch.zeros(total, dtype=torch.long)
+        vals = torch.zeros(total, dtype=data.dtype)
+        for grid in torch.unique(grids[used], dim=0).tolist() if bool(used.any()) else []:
+            idx = torch.nonzero(used & (grids == torch.tensor(grid)).all(1)).squeeze(1)
+            pix, weight = _roi_align_rows(batch[idx], rois[idx], h, w, ph, pw, grid, scale, aligned)
+            at = (start[idx][:, None] + torch.arange(pix.numel() // idx.numel())).reshape(-1)
+            cols[at] = pix.reshape(-1)
+            vals[at] = weight.reshape(-1).to(data.dtype)
+        crow = torch.cat([torch.zeros(1, dtype=torch.long), torch.cumsum(per_row.repeat_interleave(bins), 0)])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch's note that its CSR support is in beta
+            matrix = torch.sparse_csr_tensor(crow, cols, vals, (rois.shape[0] * bins, n * h * w),
+                                             check_invariants=False)
+    flat = data.permute(0, 2, 3, 1).reshape(n * h * w, c)
+    return (matrix @ flat).reshape(-1, ph, pw, c).permute(0, 3, 1, 2)
+
+
 def _roi_align_sampled(data, index, batch, rois, ph, pw, grid, scale, aligned):
     """[(ROI indices, (G_n, C, ph, pw))] per image for ROIs sharing one (grid_h, grid_w),
-    through ``grid_sample``.
+    through ``grid_sample`` (the dtypes torch's sparse product does not take).
 
     MXNet's sampling is bilinear with positions in [-1, 0] and [size-1, size] clamped to
     the border pixel, which is grid_sample's border padding; positions beyond weigh 0."""
+
     gh, gw = grid
     h, w = data.shape[2:]
     dt = data.dtype
@@ -160,6 +208,8 @@ def roi_align(data, rois, *, pooled_size, spatial_scale, sample_ratio, position_
         grids[~live] = -1
     if position_sensitive:  # channel-last rows: (N*H*W*bins, C/bins)
         flat = data.reshape(n, out_c, bins, h, w).permute(0, 3, 4, 2, 1).reshape(-1, out_c)
+    if not position_sensitive and data.dtype in (torch.float32, torch.float64):
+        return _roi_align_sparse(data, live, batch, r, grids, ph, pw, spatial_scale, aligned)
     parts = []
     for grid in torch.unique(grids[live], dim=0).tolist() if bool(live.any()) else []:
         if min(grid) < 1:  # an empty ROI (aligned, zero size) samples nothing: MXNet gives 0
