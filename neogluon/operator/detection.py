@@ -599,6 +599,12 @@ def _valid_first(valid):
     return torch.empty_like(dest).scatter_(1, dest, torch.arange(valid.shape[1]).expand_as(dest))
 
 
+def _best_class(probs):
+    """(B, A) index of the best class of (B, classes, A) scores, the first one on a tie (as
+    MXNet's loop over classes keeps it)."""
+    return probs.max(1).indices
+
+
 def _top_order(scores, k):
     """Per row, the positions of the ``k`` highest scores, highest first, ties in position
     order: the first ``k`` of a stable descending sort, from ``topk`` and a sort of those."""
@@ -638,28 +644,30 @@ def multibox_detection(cls_prob, loc_pred, anchor, *, clip, threshold, backgroun
         return zero_grad_output(cls_prob, torch.full((batch, a_count, 6), -1, dtype=dt))
     with torch.no_grad():
         # MXNet 1.9.1's CPU kernel ignores background_id: class 0 is always the background
-        score, cid = cls_prob.detach()[:, 1:].max(1)   # the first best class wins a tie, as in MXNet's loop
+        probs = cls_prob.detach()[:, 1:]
+        score = probs.amax(1)
         valid = score >= threshold
         boxes = _decode_variances(anchor[0].detach(), loc_pred.detach().reshape(batch, a_count, 4), variances, clip)
         count = valid.sum(1, keepdim=True)
         position = torch.arange(a_count)
         # the valid anchors first, in anchor order: what MXNet leaves where it does not sort
         src = _valid_first(valid)
-        label = cid.gather(1, src)
-        if 0 < nms_threshold <= 1:
+        if not 0 < nms_threshold <= 1:
+            label = _best_class(probs).gather(1, src)
+        else:
             # the best nms_topk valid anchors by score (all when nms_topk <= 0), highest first
             order = _top_order(torch.where(valid, score, torch.tensor(-math.inf, dtype=score.dtype)), nms_topk)
             top = position[:order.shape[1]] < (count.clamp(max=nms_topk) if nms_topk > 0 else count)
             src[:, :order.shape[1]] = torch.where(top, order, src[:, :order.shape[1]])
             rows_b, rows_i = torch.nonzero(top, as_tuple=True)
             picked = order[rows_b, rows_i]
+            cid = _best_class(probs[rows_b, :, picked][:, :, None])[:, 0]  # only the sorted rows need one
             # one NMS for the whole batch: images (and classes) never suppress each other
-            key = rows_b * classes + (0 if force_suppress else cid[rows_b, picked])
+            key = rows_b * classes + (0 if force_suppress else cid)
             keep = nms_keep(boxes[rows_b, picked], nms_threshold, key, inclusive=True)
-            kept = torch.zeros((batch, a_count), dtype=torch.bool)
-            kept[rows_b[keep], rows_i[keep]] = True
             # suppressed rows, and the unsorted rows past nms_topk, have class -1
-            label = torch.where(kept, cid.gather(1, src), torch.tensor(-1))
+            label = torch.full((batch, a_count), -1, dtype=cid.dtype)
+            label[rows_b[keep], rows_i[keep]] = cid[keep]
         out = torch.empty((batch, a_count, 6), dtype=dt)
         out[..., 0] = label
         out[..., 1] = score.gather(1, src)
