@@ -40,11 +40,19 @@ def _check_rois(op, data, rois):
 def bilinear_axis(start, bin_size, pooled, grid, size):
     """Sample positions of ROIAlign along one axis: (G, pooled, grid, 2) indices and weights
     of the lower and upper neighbours, MXNet's rules (a sample outside [-1, size] weighs 0;
-    one past the last pixel snaps to it)."""
+    one past the last pixel snaps to it). ``grid`` is the samples per bin, or a (G,) tensor
+    of them: a ROI with fewer than the most has its extra samples weigh 0."""
     dt = start.dtype
+    if isinstance(grid, torch.Tensor):
+        most, per = int(grid.max()), grid.to(dt)[:, None, None]
+    else:
+        most, per = grid, grid
+    steps = torch.arange(most, dtype=dt)
     pos = (start[:, None, None] + torch.arange(pooled, dtype=dt)[:, None] * bin_size[:, None, None]
-           + (torch.arange(grid, dtype=dt) + 0.5) * (bin_size / grid)[:, None, None])
+           + (steps + 0.5) * (bin_size[:, None, None] / per))
     valid = (pos >= -1.0) & (pos <= size)
+    if isinstance(grid, torch.Tensor):
+        valid = valid & (steps < per)
     pos = pos.clamp(min=0)
     low = pos.floor().long()
     edge = low >= size - 1
@@ -65,18 +73,39 @@ def _roi_boxes(rois, ph, pw, scale, aligned):
     return box[:, 0], box[:, 1], width / pw, height / ph
 
 
-def _roi_align_rows(batch, rois, h, w, ph, pw, grid, scale, aligned):
-    """(pixel indices, weights), each (G * ph * pw, 4 * gh * gw): for every output bin of
-    ROIs sharing one (grid_h, grid_w), the feature-map pixels its bilinear samples read and
-    what each adds to the bin's mean, MXNet's rules (see ``bilinear_axis``)."""
-    gh, gw = grid
+def _axis_window(idx, weight, size):
+    """One axis's sample neighbours of each bin, (G, pooled, grid, 2) indices and weights,
+    merged into a window of consecutive pixels from the bin's first one: a pixel read by
+    several samples appears once, with their weights summed (a bin's samples lie within a
+    few pixels, so the window is shorter than the 2 * grid neighbours). Unchanged when it
+    would not be."""
+    g, pooled = idx.shape[:2]
+    idx, weight = idx.reshape(g, pooled, -1), weight.reshape(g, pooled, -1)
+    used = weight != 0
+    first = torch.where(used, idx, torch.full_like(idx, size)).amin(-1, keepdim=True)
+    first = torch.where(first == size, torch.zeros_like(first), first)   # a bin without samples
+    rel = torch.where(used, idx - first, torch.zeros_like(idx))
+    span = int(rel.max()) + 1 if rel.numel() else 1
+    if span >= idx.shape[-1]:
+        return idx, weight
+    window = torch.zeros((g, pooled, span), dtype=weight.dtype).scatter_add_(-1, rel, weight)
+    return (first + torch.arange(span)).clamp(max=size - 1), window    # pixels past the edge weigh 0
+
+
+def _roi_align_rows(batch, rois, h, w, ph, pw, grids, scale, aligned):
+    """(pixel indices, weights), each (G * ph * pw, entries): for every output bin of the
+    ROIs, the feature-map pixels its bilinear samples read and what each adds to the bin's
+    mean, MXNet's rules (see ``bilinear_axis``; ``grids`` (G, 2): each ROI's samples per
+    bin): the outer product of the bin's row and column windows (see ``_axis_window``)."""
     x0, y0, bin_w, bin_h = _roi_boxes(rois, ph, pw, scale, aligned)
-    y_idx, y_w = bilinear_axis(y0, bin_h, ph, gh, h)                    # (G, ph, gh, 2)
-    x_idx, x_w = bilinear_axis(x0, bin_w, pw, gw, w)                    # (G, pw, gw, 2)
-    pix = ((batch[:, None, None, None] * h + y_idx)[:, :, None, :, :, None, None] * w
-           + x_idx[:, None, :, None, None])                             # (G, ph, pw, gh, 2, gw, 2)
-    weight = y_w[:, :, None, :, :, None, None] * (x_w[:, None, :, None, None] / (gh * gw))
-    return pix.reshape(-1, gh * gw * 4), weight.reshape(-1, gh * gw * 4)
+    y_idx, y_w = _axis_window(*bilinear_axis(y0, bin_h, ph, grids[:, 0], h), h)    # (G, ph, Wy)
+    x_idx, x_w = _axis_window(*bilinear_axis(x0, bin_w, pw, grids[:, 1], w), w)    # (G, pw, Wx)
+    pix = ((batch[:, None, None] * h + y_idx)[:, :, None, :, None] * w
+           + x_idx[:, None, :, None, :])                                           # (G, ph, pw, Wy, Wx)
+    count = (grids[:, 0] * grids[:, 1]).to(x_w.dtype)[:, None, None, None, None]
+    weight = y_w[:, :, None, :, None] * (x_w[:, None, :, None, :] / count)
+    entries = y_idx.shape[-1] * x_idx.shape[-1]
+    return pix.reshape(-1, entries), weight.reshape(-1, entries)
 
 
 def _roi_align_sparse(data, live, batch, rois, grids, ph, pw, scale, aligned):
@@ -87,25 +116,21 @@ def _roi_align_sparse(data, live, batch, rois, grids, ph, pw, scale, aligned):
     and its gradient is the transposed product, MXNet's bilinear backward. The rows are
     laid out in ROI order (a ROI outside the batch, or empty, has none: zeros)."""
     n, c, h, w = data.shape
-    bins = ph * pw
+    r, bins = rois.shape[0], ph * pw
     with torch.no_grad():
         used = live & (grids.min(1).values >= 1)  # an empty ROI (aligned, zero size) samples nothing: 0
-        per_row = torch.where(used, grids[:, 0] * grids[:, 1] * 4, torch.zeros_like(grids[:, 0]))
-        start = torch.cumsum(per_row * bins, 0) - per_row * bins        # each ROI's first entry
-        total = int(start[-1] + per_row[-1] * bins) if rois.shape[0] else 0
-        cols = torch.zeros(total, dtype=torch.long)
-        vals = torch.zeros(total, dtype=data.dtype)
-        for grid in torch.unique(grids[used], dim=0).tolist() if bool(used.any()) else []:
-            idx = torch.nonzero(used & (grids == torch.tensor(grid)).all(1)).squeeze(1)
-            pix, weight = _roi_align_rows(batch[idx], rois[idx], h, w, ph, pw, grid, scale, aligned)
-            at = (start[idx][:, None] + torch.arange(pix.numel() // idx.numel())).reshape(-1)
-            cols[at] = pix.reshape(-1)
-            vals[at] = weight.reshape(-1).to(data.dtype)
-        crow = torch.cat([torch.zeros(1, dtype=torch.long), torch.cumsum(per_row.repeat_interleave(bins), 0)])
+        idx = torch.nonzero(used).squeeze(1)
+        if idx.numel():
+            cols, vals = _roi_align_rows(batch[idx], rois[idx], h, w, ph, pw, grids[idx], scale, aligned)
+            entries = cols.shape[1]
+        else:
+            cols, vals, entries = torch.zeros(0, dtype=torch.long), torch.zeros(0), 0
+        per_row = (used.to(torch.long) * entries).repeat_interleave(bins)
+        crow = torch.cat([torch.zeros(1, dtype=torch.long), torch.cumsum(per_row, 0)])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # torch's note that its CSR support is in beta
-            matrix = torch.sparse_csr_tensor(crow, cols, vals, (rois.shape[0] * bins, n * h * w),
-                                             check_invariants=False)
+            matrix = torch.sparse_csr_tensor(crow, cols.reshape(-1), vals.reshape(-1).to(data.dtype),
+                                             (r * bins, n * h * w), check_invariants=False)
     flat = data.permute(0, 2, 3, 1).reshape(n * h * w, c)
     return (matrix @ flat).reshape(-1, ph, pw, c).permute(0, 3, 1, 2)
 
