@@ -583,8 +583,8 @@ def _multibox_target_shape(attrs, shapes):
 def _decode_variances(anchors, loc, variances, clip):
     """Corner boxes from (B, A, 4) offsets: MXNet's TransformLocations, x and y (and w and h)
     side by side in one operation each."""
-    ax, ay, aw, ah = _center_parts(anchors)
-    centre, size = torch.stack([ax, ay], -1), torch.stack([aw, ah], -1)
+    size = anchors[:, 2:] - anchors[:, :2]
+    centre = anchors[:, :2] + size * 0.5                    # _center_parts' arithmetic, x and y at once
     var = torch.tensor(variances, dtype=loc.dtype)
     o_centre = loc[..., :2] * var[:2] * size + centre
     o_half = torch.exp(loc[..., 2:] * var[2:]) * size / 2
