@@ -104,8 +104,9 @@ def symbols(mx):
     out = {}
     with mx.name.NameManager():
         i, s, k = mx.sym.var("i"), mx.sym.var("s"), mx.sym.var("k")
-        outs, states = mx.sym.contrib.while_loop(lambda i, s: i < 3, lambda i, s: ([mx.sym.broadcast_mul(s, i) + k], [i + 1, s + k]),
-                                                 [i, s], max_iterations=5)
+        outs, states = mx.sym.contrib.while_loop(
+            lambda i, s: i < 3, lambda i, s: ([mx.sym.broadcast_mul(s, i) + k], [i + 1, s + k]), [i, s],
+            max_iterations=5)
         out["while"] = mx.sym.Group(outs + states)
         a, b = mx.sym.var("a"), mx.sym.var("b")
         out["cond"] = mx.sym.contrib.cond(a.sum() < 5, lambda: (a + 5) * (b + 5), lambda: (a - 5) * (b - 5))
