@@ -60,3 +60,17 @@ def test_errors_name_the_operator():
         imdecode(mx.nd.zeros((3, 4, 6)), (0, 0, 0, 0), 3, image("grey")[:])
     with pytest.raises(mx.MXNetError, match="_imdecode.*outside the 7x6 image"):
         imdecode(mx.nd.zeros((3, 2, 9)), (0, 0, 9, 2), 3, image("rgb"))
+
+
+def test_nd_imdecode_legacy_function():
+    """``mx.nd.imdecode``: no mean (float32 pixels), a crop, and a 4-d ``out`` filled at ``index``."""
+    data, bgr = image("rgb"), V["rgb:flag1"]
+    out = mx.nd.imdecode(data)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out.asnumpy(), bgr.transpose(2, 0, 1))
+    crop = mx.nd.imdecode(data, clip_rect=(2, 1, 5, 4), channels=3)
+    np.testing.assert_array_equal(crop.asnumpy(), bgr[1:4, 2:5].transpose(2, 0, 1))
+    buf = mx.nd.zeros((2, 3) + bgr.shape[:2])
+    assert mx.nd.imdecode(data, out=buf, index=1) is buf
+    np.testing.assert_array_equal(buf.asnumpy()[1], bgr.transpose(2, 0, 1))
+    assert not buf.asnumpy()[0].any()

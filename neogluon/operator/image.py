@@ -116,7 +116,8 @@ def imdecode_legacy(mean, *, index, x0, y0, x1, y1, c, size, str_img):  # pylint
     """MXNet's legacy ``_imdecode`` (``src/ndarray/ndarray.cc``): decode the first ``size``
     bytes of ``str_img`` with OpenCV (as stored: BGR or BGRA; grey when ``c`` is 1), keep
     the first ``c`` channels of the box ``[y0, y1) x [x0, x1)`` (the whole image when
-    ``y1 == y0``), as CHW in ``mean``'s dtype, minus ``mean`` (``(c, y1 - y0, x1 - x0)``).
+    ``y1 == y0``), as CHW in ``mean``'s dtype, minus ``mean`` (``(c, y1 - y0, x1 - x0)``;
+    an empty ``mean``: float32, nothing subtracted).
 
     MXNet 1.9.1 passes ``str_img`` to C++ as a NUL-terminated string, so from Python it
     fails on any real image (PNG and JPEG hold zero bytes); here the whole buffer is read.
@@ -134,9 +135,11 @@ def imdecode_legacy(mean, *, index, x0, y0, x1, y1, c, size, str_img):  # pylint
     _check(0 <= x0 <= x1 <= cols and 0 <= y0 <= y1 <= rows, op,
            "Check failed: x1 <= res.cols && y1 <= res.rows: box (%d, %d, %d, %d) outside the %dx%d image"
            % (x0, y0, x1, y1, cols, rows))
+    pixels = _tensor(img[y0:y1, x0:x1, :c].transpose(2, 0, 1), mean)
+    if mean.numel() == 0:  # MXNet's empty mean (mx.nd.imdecode's default): float32, nothing subtracted
+        return pixels.to(torch.float32)
     _check(tuple(mean.shape) == (c, y1 - y0, x1 - x0), op, "mean must have shape (c, y1 - y0, x1 - x0) = %s, got %s"
            % ((c, y1 - y0, x1 - x0), tuple(mean.shape)))
-    pixels = _tensor(img[y0:y1, x0:x1, :c].transpose(2, 0, 1), mean)
     return pixels.to(mean.dtype) - mean.detach()
 
 
