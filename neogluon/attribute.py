@@ -3,6 +3,7 @@
 Inside ``with AttrScope(ctx_group='dev1'):`` every symbol created gets those attributes
 (explicit ``attr=`` values win). Values must be strings.
 """
+import collections
 import threading
 
 __all__ = ["AttrScope", "current"]
@@ -11,6 +12,8 @@ __all__ = ["AttrScope", "current"]
 class AttrScope:
     """Attributes added to every symbol created inside the scope; scopes nest."""
     _current = threading.local()
+    # how many control flow subgraphs of each name this process made (foreach0, foreach1, ...)
+    _subgraph_names = collections.defaultdict(int)
 
     def __init__(self, **kwargs):
         for value in kwargs.values():

@@ -22,6 +22,7 @@ import torch
 from .base import MXNetError
 from .core import STATE, check_assign  # noqa: F401  (the state lives in the bottom layer)
 from .ndarray.ndarray import NDArray
+from .operator.registry import Operator, register_operator
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
            "set_recording", "set_training", "mark_variables", "attach_grads", "backward", "grad", "Function",
@@ -332,9 +333,35 @@ class Function:
         if not STATE.recording:
             with pause(train_mode=STATE.training):
                 return self.forward(*inputs)
-        outs = _FunctionBridge.apply(self, *[x._t for x in inputs])
-        outs = tuple(NDArray(o) for o in outs)
-        return outs[0] if self._single_output else outs
+        op = _CUSTOM_FUNCTION  # the node MXNet records; a fresh entry: each instance runs once
+        outs = op.call(list(inputs), entry=op.new_entry({"function": self, "num_args": len(inputs)}))
+        return outs if self._single_output else tuple(outs)
+
+
+class _CustomFunctionOperator(Operator):
+    """``_CustomFunction``: the operator of an ``autograd.Function`` call while recording.
+    Its attributes are the Function instance itself, which no JSON or Python value names:
+    as in MXNet 1.9.1, it runs only from that call (MXNet's recorded graph writes the node
+    without attributes and can neither run it nor load it back)."""
+
+    def parse_attrs(self, kwargs):
+        function = kwargs.get("function")
+        if not isinstance(function, Function):
+            raise MXNetError("Check failed: type_ != nullptr: The any container is empty "
+                             "requested=N5mxnet15custom_function19CustomFunctionParamE (operator _CustomFunction is "
+                             "the node of an autograd.Function call and runs only from that call)")
+        return {"function": function, "num_args": int(kwargs["num_args"])}
+
+
+def _custom_function(*ts, function, num_args):  # pylint: disable=unused-argument
+    """Run the Function's forward now and its backward in torch's backward pass."""
+    outs = _FunctionBridge.apply(function, *ts)
+    return outs[0] if function._single_output else outs
+
+
+_CUSTOM_FUNCTION = register_operator(_CustomFunctionOperator(
+    "_CustomFunction", _custom_function, variadic="num_args", signature=(),
+    inputs=lambda a: tuple("data%d" % i for i in range(a["num_args"]))))
 
 
 # ----------------------------------------------------------------------------- NDArray's methods

@@ -329,3 +329,20 @@ def test_serial_restores_torch_threads_across_concurrent_holders():
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_multibox_detection_orderings_match_stable_sorts():
+    """MultiBoxDetection's partition of valid anchors and its top-k order (topk plus a sort
+    of the k) are the stable sorts MXNet's order is, ties included."""
+    import torch
+    from neogluon.operator import detection
+    rng = np.random.RandomState(3)
+    scores = torch.from_numpy(rng.randint(0, 6, (3, 50)).astype("float32"))  # many ties
+    scores[1, :7] = -np.inf
+    for k in (1, 5, 17, 49, 50, 0, -1):
+        want = torch.sort(scores, dim=1, descending=True, stable=True).indices
+        got = detection._top_order(scores, k)
+        assert torch.equal(got, want if k <= 0 or k >= 50 else want[:, :k]), k
+    valid = torch.from_numpy(rng.rand(3, 50) > 0.4)
+    assert torch.equal(detection._valid_first(valid),
+                       torch.sort((~valid).to(torch.int8), dim=1, stable=True).indices)

@@ -6,5 +6,6 @@ MXNet's API around it.
 """
 from .compiler import CompiledGraph, compile_graph
 from .executor import Executor, bind, simple_bind
+from . import control_flow  # registers _foreach, _while_loop, _cond
 
 __all__ = ["CompiledGraph", "compile_graph", "Executor", "bind", "simple_bind"]

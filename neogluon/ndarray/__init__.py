@@ -254,6 +254,26 @@ logical_or = _helper("logical_or", "broadcast_logical_or", "_logical_or_scalar",
 logical_xor = _helper("logical_xor", "broadcast_logical_xor", "_logical_xor_scalar", "_logical_xor_scalar",
                       lambda a, b: float(bool(a) != bool(b)))
 
+
+
+def imdecode(str_img, clip_rect=(0, 0, 0, 0), out=None, index=0, channels=3, mean=None):
+    """MXNet's deprecated ``mx.nd.imdecode`` (``mx.image.imdecode`` is the one to use): the
+    legacy ``_imdecode`` operator on an encoded image (bytes), cropped to ``clip_rect``
+    (x0, y0, x1, y1; all zeros: the whole image), CHW in the decoder's channel order (BGR),
+    minus ``mean`` when given (float32 otherwise). With a 4-d ``out``, the image goes to
+    ``out[index]``, as MXNet writes it."""
+    mean = empty((0,)) if mean is None else mean
+    res = _internal._imdecode(mean, index=index, x0=clip_rect[0], y0=clip_rect[1], x1=clip_rect[2], y1=clip_rect[3],
+                              c=channels, size=len(str_img), str_img=str_img)
+    if out is None:
+        return res
+    if out.ndim == 4:
+        out[index] = res
+    else:
+        out[:] = res
+    return out
+
+
 from .serialization import save, load, load_frombuffer  # noqa: E402
 from . import methods as _methods  # noqa: E402,F401  (NDArray.sum(), .relu(), ... )
 

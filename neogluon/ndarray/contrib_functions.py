@@ -6,8 +6,9 @@ wrappers GluonNLP's BERTAdam and LAMB call (``adamw_update``, ``mp_adamw_update`
 ``multi_mp_lamb_update``), which pass a scalar ``rescale_grad`` as the array the
 operators take and interleave the weights' lists.
 
-The symbolic forms of the control flow (``mx.sym.contrib.foreach`` and the ``_foreach``
-graph node with its subgraph) are not built; see the operator coverage table.
+The symbolic forms (``mx.sym.contrib.foreach``/``while_loop``/``cond``, one ``_foreach``/
+``_while_loop``/``_cond`` node holding the body as a subgraph, which a hybridized block
+using ``F.contrib.foreach`` gets) are in :mod:`neogluon.symbol.control_flow`.
 """
 import warnings
 

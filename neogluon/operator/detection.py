@@ -581,13 +581,40 @@ def _multibox_target_shape(attrs, shapes):
 
 # ----------------------------------------------------------------------------- MultiBoxDetection
 def _decode_variances(anchors, loc, variances, clip):
-    ax, ay, aw, ah = _center_parts(anchors)
-    ox = loc[..., 0] * variances[0] * aw + ax
-    oy = loc[..., 1] * variances[1] * ah + ay
-    ow = torch.exp(loc[..., 2] * variances[2]) * aw / 2
-    oh = torch.exp(loc[..., 3] * variances[3]) * ah / 2
-    out = torch.stack([ox - ow, oy - oh, ox + ow, oy + oh], -1)
+    """Corner boxes from (B, A, 4) offsets: MXNet's TransformLocations, x and y (and w and h)
+    side by side in one operation each."""
+    size = anchors[:, 2:] - anchors[:, :2]
+    centre = anchors[:, :2] + size * 0.5                    # _center_parts' arithmetic, x and y at once
+    var = torch.tensor(variances, dtype=loc.dtype)
+    o_centre = loc[..., :2] * var[:2] * size + centre
+    o_half = torch.exp(loc[..., 2:] * var[2:]) * size / 2
+    out = torch.cat([o_centre - o_half, o_centre + o_half], -1)
     return out.clamp(0, 1) if clip else out
+
+
+def _valid_first(valid):
+    """Per row, the positions of the True entries then of the False ones, each in order
+    (a stable partition, without sorting)."""
+    dest = torch.where(valid, torch.cumsum(valid, 1) - 1, valid.sum(1, keepdim=True) + torch.cumsum(~valid, 1) - 1)
+    return torch.empty_like(dest).scatter_(1, dest, torch.arange(valid.shape[1]).expand_as(dest))
+
+
+def _best_class(probs):
+    """(B, A) index of the best class of (B, classes, A) scores, the first one on a tie (as
+    MXNet's loop over classes keeps it)."""
+    return probs.max(1).indices
+
+
+def _top_order(scores, k):
+    """Per row, the positions of the ``k`` highest scores, highest first, ties in position
+    order: the first ``k`` of a stable descending sort, from ``topk`` and a sort of those."""
+    if k <= 0 or k >= scores.shape[1]:
+        return torch.sort(scores, dim=1, descending=True, stable=True).indices
+    kth = torch.topk(scores, k, dim=1, sorted=False).values.amin(1, keepdim=True)
+    above, tie = scores > kth, scores == kth
+    chosen = above | (tie & (torch.cumsum(tie, 1) <= k - above.sum(1, keepdim=True)))
+    position = torch.nonzero(chosen)[:, 1].reshape(scores.shape[0], k)
+    return position.gather(1, torch.sort(scores.gather(1, position), dim=1, descending=True, stable=True).indices)
 
 
 @register("_contrib_MultiBoxDetection", inputs=("cls_prob", "loc_pred", "anchor"),
@@ -617,31 +644,35 @@ def multibox_detection(cls_prob, loc_pred, anchor, *, clip, threshold, backgroun
         return zero_grad_output(cls_prob, torch.full((batch, a_count, 6), -1, dtype=dt))
     with torch.no_grad():
         # MXNet 1.9.1's CPU kernel ignores background_id: class 0 is always the background
-        score, cid = cls_prob.detach()[:, 1:].max(1)   # the first best class wins a tie, as in MXNet's loop
+        probs = cls_prob.detach()[:, 1:]
+        score = probs.amax(1)
         valid = score >= threshold
         boxes = _decode_variances(anchor[0].detach(), loc_pred.detach().reshape(batch, a_count, 4), variances, clip)
         count = valid.sum(1, keepdim=True)
         position = torch.arange(a_count)
         # the valid anchors first, in anchor order: what MXNet leaves where it does not sort
-        src = torch.sort((~valid).to(torch.int8), dim=1, stable=True).indices
-        label = cid.gather(1, src)
-        if 0 < nms_threshold <= 1:
-            order = torch.sort(torch.where(valid, score, torch.tensor(-math.inf, dtype=score.dtype)), dim=1,
-                               descending=True, stable=True).indices
-            top = position < (count.clamp(max=nms_topk) if nms_topk > 0 else count)
-            src = torch.where(top, order, src)
+        src = _valid_first(valid)
+        if not 0 < nms_threshold <= 1:
+            label = _best_class(probs).gather(1, src)
+        else:
+            # the best nms_topk valid anchors by score (all when nms_topk <= 0), highest first
+            order = _top_order(torch.where(valid, score, torch.tensor(-math.inf, dtype=score.dtype)), nms_topk)
+            top = position[:order.shape[1]] < (count.clamp(max=nms_topk) if nms_topk > 0 else count)
+            src[:, :order.shape[1]] = torch.where(top, order, src[:, :order.shape[1]])
             rows_b, rows_i = torch.nonzero(top, as_tuple=True)
             picked = order[rows_b, rows_i]
+            cid = _best_class(probs[rows_b, :, picked][:, :, None])[:, 0]  # only the sorted rows need one
             # one NMS for the whole batch: images (and classes) never suppress each other
-            key = rows_b * classes + (0 if force_suppress else cid[rows_b, picked])
+            key = rows_b * classes + (0 if force_suppress else cid)
             keep = nms_keep(boxes[rows_b, picked], nms_threshold, key, inclusive=True)
-            kept = torch.zeros((batch, a_count), dtype=torch.bool)
-            kept[rows_b[keep], rows_i[keep]] = True
             # suppressed rows, and the unsorted rows past nms_topk, have class -1
-            label = torch.where(kept, cid.gather(1, src), torch.tensor(-1))
-        rows = torch.cat([label[..., None].to(dt), score.gather(1, src)[..., None],
-                          boxes.gather(1, src[..., None].expand(-1, -1, 4))], -1)
-        out = torch.where((position < count)[..., None], rows, torch.tensor(-1, dtype=dt))
+            label = torch.full((batch, a_count), -1, dtype=cid.dtype)
+            label[rows_b[keep], rows_i[keep]] = cid[keep]
+        out = torch.empty((batch, a_count, 6), dtype=dt)
+        out[..., 0] = label
+        out[..., 1] = score.gather(1, src)
+        out[..., 2:] = boxes.gather(1, src[..., None].expand(-1, -1, 4))
+        out.masked_fill_((position >= count)[..., None], -1)
     return zero_grad_output(cls_prob, out)
 
 

@@ -13,9 +13,9 @@ and match MXNet's pixels. OpenCV is the optional ``neogluon[vision]`` extra.
 import numpy as np
 import torch
 
-from ..base import MXNetError
+from ..base import MXNetError, _Null
 from ..opencv import cv2_module
-from .registry import Attr, Bool, Float, Int, Shape, Str, register
+from .registry import Attr, Bool, Float, Int, Operator, Shape, Str, register, register_operator
 
 __all__ = []
 
@@ -81,6 +81,71 @@ def _decode(buf, flag, to_rgb):
     if img is not None and to_rgb and flag != 0 and img.ndim == 3:
         img = cv2.cvtColor(img, cv2.COLOR_BGRA2RGBA if img.shape[2] == 4 else cv2.COLOR_BGR2RGB)
     return img
+
+
+class ImageBytes(Attr):
+    """The encoded image of ``_imdecode`` (``str_img``): bytes, or a str whose code points
+    are the bytes (a file read as latin-1)."""
+    type_name = "string"
+
+    def parse(self, value):
+        return self.convert(value)  # as given: no stripping of the bytes at its ends
+
+    def convert(self, v):
+        if isinstance(v, (bytes, bytearray, memoryview)):
+            return bytes(v)
+        if isinstance(v, str):
+            return v.encode("latin-1")
+        raise ValueError("expected the encoded image as bytes")
+
+
+class _EachCall(Operator):
+    """An operator whose attributes hold the data itself (an encoded image): its calls are
+    parsed each time rather than kept in the operator's cache."""
+
+    def entry(self, raw):
+        return self.new_entry(raw)
+
+    def lookup(self, values, raw=None):
+        if raw is None:
+            raw = {k: v for k, v in zip(self.param_names, values) if v is not _Null}
+        return self.new_entry(raw)
+
+
+def imdecode_legacy(mean, *, index, x0, y0, x1, y1, c, size, str_img):  # pylint: disable=unused-argument
+    """MXNet's legacy ``_imdecode`` (``src/ndarray/ndarray.cc``): decode the first ``size``
+    bytes of ``str_img`` with OpenCV (as stored: BGR or BGRA; grey when ``c`` is 1), keep
+    the first ``c`` channels of the box ``[y0, y1) x [x0, x1)`` (the whole image when
+    ``y1 == y0``), as CHW in ``mean``'s dtype, minus ``mean`` (``(c, y1 - y0, x1 - x0)``;
+    an empty ``mean``: float32, nothing subtracted).
+
+    MXNet 1.9.1 passes ``str_img`` to C++ as a NUL-terminated string, so from Python it
+    fails on any real image (PNG and JPEG hold zero bytes); here the whole buffer is read.
+    ``index`` (the slot of a 4-d ``out=`` buffer in MXNet) is accepted and not used."""
+    op = "_imdecode"
+    cv2 = cv2_module()
+    _check(0 < size <= len(str_img), op, "size=%d but str_img holds %d bytes" % (size, len(str_img)))
+    img = cv2.imdecode(np.frombuffer(str_img[:size], dtype=np.uint8), 0 if c == 1 else -1)
+    _check(img is not None, op, "Check failed: res.data != nullptr: OpenCV Failed to decode image")
+    img = img[:, :, None] if img.ndim == 2 else img
+    rows, cols, channels = img.shape
+    _check(c <= channels, op, "Check failed: n_channels <= res.channels() (%d vs. %d)" % (c, channels))
+    if y1 - y0 == 0:
+        x0, x1, y0, y1 = 0, cols, 0, rows
+    _check(0 <= x0 <= x1 <= cols and 0 <= y0 <= y1 <= rows, op,
+           "Check failed: x1 <= res.cols && y1 <= res.rows: box (%d, %d, %d, %d) outside the %dx%d image"
+           % (x0, y0, x1, y1, cols, rows))
+    pixels = _tensor(img[y0:y1, x0:x1, :c].transpose(2, 0, 1), mean)
+    if mean.numel() == 0:  # MXNet's empty mean (mx.nd.imdecode's default): float32, nothing subtracted
+        return pixels.to(torch.float32)
+    _check(tuple(mean.shape) == (c, y1 - y0, x1 - x0), op, "mean must have shape (c, y1 - y0, x1 - x0) = %s, got %s"
+           % ((c, y1 - y0, x1 - x0), tuple(mean.shape)))
+    return pixels.to(mean.dtype) - mean.detach()
+
+
+register_operator(_EachCall("_imdecode", imdecode_legacy, inputs=("mean",), differentiable=False,
+                            params=dict(index=Int(), x0=Int(), y0=Int(), x1=Int(), y1=Int(), c=Int(), size=Int(),
+                                        str_img=ImageBytes())))
 
 
 @register("_cvimread", inputs=(), differentiable=False,

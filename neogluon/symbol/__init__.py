@@ -15,6 +15,7 @@ from ..ndarray import register as _register
 from .symbol import Symbol, var, Variable, Group, compose as _compose, create as _create
 from .json import load, load_json
 from . import random
+from . import control_flow as _control_flow
 
 
 def _submodule(name, doc):
@@ -45,6 +46,9 @@ for _name, _op in _registry.items():
     _add(_name, _op)
 _registry.on_register(_add)  # operators registered later get their function too
 Custom = op.Custom = _internal.Custom = _operator.custom.symbol_custom(_create)  # inputs named by the prop
+contrib.foreach, contrib.while_loop, contrib.cond = _control_flow.foreach, _control_flow.while_loop, _control_flow.cond
+for _name, _count in (("_foreach", 1), ("_while_loop", 2), ("_cond", 3)):  # the subgraphs come first
+    op.__dict__[_name] = _internal.__dict__[_name] = _control_flow.node_function(_name, _count)
 
 
 # ------------------------------------------------------------------------- front functions

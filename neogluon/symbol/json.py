@@ -23,8 +23,9 @@ __all__ = ["to_json", "to_dict", "load", "load_json"]
 MXNET_VERSION = 10901
 
 
-def to_dict(symbol):
-    """The JSON object MXNet 1.9.1 writes for ``symbol``."""
+def to_dict(symbol, top=True):
+    """The JSON object MXNet 1.9.1 writes for ``symbol`` (a node's subgraphs nested in its
+    ``subgraphs`` list, without the ``attrs`` a top-level graph has)."""
     order = topo_order(symbol._outputs)
     index = {id(n): i for i, n in enumerate(order)}
     nodes, row_ptr = [], [0]
@@ -33,27 +34,61 @@ def to_dict(symbol):
         if n.attrs:
             entry["attrs"] = dict(sorted(n.attrs.items()))
         entry["inputs"] = [[index[id(src)], i, v] for src, i, v in n.inputs]
+        if n.subgraphs:
+            entry["subgraphs"] = [to_dict(g, top=False) for g in n.subgraphs]
         nodes.append(entry)
         row_ptr.append(row_ptr[-1] + n.num_outputs())
-    return {"nodes": nodes,
-            "arg_nodes": [i for i, n in enumerate(order) if n.op is None],
-            "node_row_ptr": row_ptr,
-            "heads": [[index[id(n)], i, 0] for n, i in symbol._outputs],
-            "attrs": {"mxnet_version": ["int", MXNET_VERSION]}}
+    graph = {"nodes": nodes,
+             "arg_nodes": [i for i, n in enumerate(order) if n.op is None],
+             "node_row_ptr": row_ptr,
+             "heads": [[index[id(n)], i, 0] for n, i in symbol._outputs]}
+    if top:
+        graph["attrs"] = {"mxnet_version": ["int", MXNET_VERSION]}
+    return graph
+
+
+_ESCAPES = {"\r": "\\r", "\n": "\\n", "\\": "\\\\", "\t": "\\t", '"': '\\"'}
+
+
+def _string(s):
+    """A JSON string as dmlc's JSONWriter writes it: only CR, LF, tab, backslash and the
+    quote are escaped; other characters (non-ASCII ones too) are written as they are."""
+    return '"%s"' % "".join(_ESCAPES.get(c, c) for c in s)
+
+
+def _write(value, depth, key=None):
+    """dmlc's JSONWriter layout, which nnvm's graph JSON uses: an object or array begins a
+    new line per item when it is multi-line (graphs and nodes; an attribute map of more than
+    one key; a list of more than 10 items or of objects), items are separated by ", " (before
+    the line break), and indentation is two spaces per open scope."""
+    if isinstance(value, str):
+        return _string(value)
+    if isinstance(value, bool) or not isinstance(value, (dict, list, int)):
+        raise TypeError("graph JSON holds strings, integers, lists and objects, not %r" % (value,))
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dict):
+        multi = key != "attrs" or len(value) > 1
+        items = ["%s: %s" % (_string(k), _write(v, depth + 1, k)) for k, v in value.items()]
+        opening, closing = "{", "}"
+    else:
+        multi = len(value) > 10 or any(isinstance(v, dict) for v in value)
+        items = [_write(v, depth + 1) for v in value]
+        opening, closing = "[", "]"
+    if not items:
+        return opening + closing
+    if not multi:
+        return opening + ", ".join(items) + closing
+    pad = "\n" + "  " * (depth + 1)
+    return opening + pad + (", " + pad).join(items) + "\n" + "  " * depth + closing
 
 
 def to_json(symbol, remove_amp_cast=False):
-    """The JSON text: one node per block, short lists and attribute maps inline, as MXNet lays it out.
+    """The JSON text, byte for byte as MXNet 1.9.1 writes it (``tojson``, ``save``, ``export``).
     With ``remove_amp_cast``, nodes read around AMP's casts (:func:`remove_amp_casts`)."""
     if remove_amp_cast and any(n.op is not None and n.op.name in _AMP_CASTS for n in symbol._order()):
         symbol = remove_amp_casts(symbol)
-    graph = to_dict(symbol)
-    nodes = []
-    for n in graph["nodes"]:
-        fields = ",\n".join('      "%s": %s' % (k, json.dumps(v)) for k, v in n.items())
-        nodes.append("    {\n%s\n    }" % fields)
-    rest = ",\n".join('  "%s": %s' % (k, json.dumps(graph[k])) for k in ("arg_nodes", "node_row_ptr", "heads", "attrs"))
-    return '{\n  "nodes": [\n%s\n  ],\n%s\n}' % (",\n".join(nodes), rest)
+    return _write(to_dict(symbol), 0)
 
 
 _AMP_CASTS = ("amp_cast", "amp_multicast")
@@ -70,7 +105,7 @@ def remove_amp_casts(symbol):
         return mirror[id(entry[0])], entry[1], entry[2]
 
     for node in symbol._order():  # pylint: disable=protected-access
-        new = Node(node.op, node.name, node.attrs)
+        new = Node(node.op, node.name, node.attrs, subgraphs=node.subgraphs)
         new.version = node.version
         mirror[id(node)] = new
         new.inputs = [source(e) for e in node.inputs]
@@ -127,7 +162,7 @@ def _node_from(index, entry, built, max_count):
         op = None if op_name == "null" else registry.get(op_name)
     except MXNetError as err:
         raise _graph_error("%s: %s" % (where, err)) from None
-    node = Node(op, name, attrs)
+    node = Node(op, name, attrs, subgraphs=_subgraphs_of(entry, where, op))
     for e in inputs:
         src, out, version = _entry(e, where, built)
         node.inputs.append((src, out, version))
@@ -143,6 +178,25 @@ def _node_from(index, entry, built, max_count):
     return node
 
 
+def _subgraphs_of(entry, where, op):
+    """The Symbols of a node's ``subgraphs`` (the bodies of ``_foreach``, ``_while_loop``,
+    ``_cond``), each read and checked as a graph of its own."""
+    graphs = entry.get("subgraphs", [])
+    if not isinstance(graphs, list):
+        raise _graph_error("%s: 'subgraphs' must be a list of graphs, got %.100r" % (where, graphs))
+    if len(graphs) != getattr(op, "num_subgraphs", 0):
+        raise _graph_error("%s: operator %s takes %d subgraphs but the file gives %d"
+                           % (where, "null" if op is None else op.name, getattr(op, "num_subgraphs", 0), len(graphs)))
+    out = []
+    for k, g in enumerate(graphs):
+        try:
+            out.append(from_dict(g))
+        except MXNetError as err:
+            raise _graph_error("%s, subgraph %d: %s" % (where, k, str(err).replace("Invalid symbol JSON: ", ""))) \
+                from None
+    return out
+
+
 def _check_variadic_count(node, where):
     """``num_args`` (or the operator's other count attribute) against the inputs the node
     lists, read from the raw string before the attributes are parsed: parsing builds the
@@ -155,7 +209,7 @@ def _check_variadic_count(node, where):
         count = int(str(raw).strip().rstrip("L"))
     except ValueError:
         return  # not a number: parsing reports it
-    if not 0 <= count <= len(node.inputs):
+    if not 0 <= count <= len(node.inputs) + len(node.subgraphs):
         raise _graph_error("%s: %s=%s but the node has %d inputs" % (where, variadic, raw, len(node.inputs)))
 
 
@@ -165,7 +219,7 @@ def _check_counts(node, where, max_count):
     variadic = node.op.variadic
     if variadic and not _is_int(node.parsed.get(variadic)):
         return
-    if variadic and not 0 <= node.parsed[variadic] <= len(node.inputs):
+    if variadic and not 0 <= node.parsed[variadic] <= len(node.inputs) + len(node.subgraphs):
         raise _graph_error("%s: %s=%s but the node has %d inputs"
                            % (where, variadic, node.parsed[variadic], len(node.inputs)))
     n = node.num_outputs()

@@ -34,16 +34,19 @@ def _dunder(attrs):
 
 
 class Node:
-    """One graph node: a variable (``op`` None) or an operator application."""
-    __slots__ = ("op", "name", "attrs", "inputs", "version", "_parsed")
+    """One graph node: a variable (``op`` None) or an operator application. A control flow
+    node (``_foreach``, ``_while_loop``, ``_cond``) also holds the Symbols it runs,
+    ``subgraphs``, which its parsed attributes carry to its kernel."""
+    __slots__ = ("op", "name", "attrs", "inputs", "version", "_parsed", "subgraphs")
 
-    def __init__(self, op, name, attrs=None, inputs=()):
+    def __init__(self, op, name, attrs=None, inputs=(), subgraphs=()):
         self.op = op
         self.name = name
         self.attrs = attrs if attrs is not None else {}
         self.inputs = list(inputs)  # (node, output index, version)
         self.version = 0
         self._parsed = None
+        self.subgraphs = tuple(subgraphs)
 
     @property
     def is_variable(self):
@@ -54,6 +57,8 @@ class Node:
         """The operator's attributes parsed by the registry (computed once)."""
         if self._parsed is None:
             self._parsed = self.op.entry(self.attrs).attrs
+            if self.subgraphs:
+                self._parsed = dict(self._parsed, subgraphs=self.subgraphs)
         return self._parsed
 
     def set_attr(self, key, value):
@@ -190,7 +195,7 @@ class Symbol:
         """A copy of the whole graph (new nodes), as MXNet's ``MXSymbolCopy``."""
         new = {}
         for n in self._order():
-            m = Node(n.op, n.name, dict(n.attrs), [(new[id(e[0])], e[1], e[2]) for e in n.inputs])
+            m = Node(n.op, n.name, dict(n.attrs), [(new[id(e[0])], e[1], e[2]) for e in n.inputs], n.subgraphs)
             m.version = n.version
             new[id(n)] = m
         return Symbol([(new[id(n)], i) for n, i in self._outputs])

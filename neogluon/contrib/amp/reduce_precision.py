@@ -110,7 +110,7 @@ class _Pass:
         return self.cast(entry, dtype)
 
     def visit(self, node):
-        new = Node(node.op, node.name, dict(node.attrs))
+        new = Node(node.op, node.name, dict(node.attrs), subgraphs=node.subgraphs)
         new.version = node.version
         self.mirror[id(node)] = new
         if node.op is None:
