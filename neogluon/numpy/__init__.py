@@ -535,6 +535,8 @@ def isfinite(x):
 
 
 from .extras import *  # noqa: E402,F401,F403  (more functions, compositions of the above)
+from . import fallback  # noqa: E402
+from .fallback import *  # noqa: E402,F401,F403  (NumPy's own functions, run as MXNet runs them)
 
 # methods of ndarray that are these functions (the array binds as the first argument)
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum", "squeeze", "expand_dims",

@@ -1,8 +1,11 @@
 """``mx.np.linalg``: MXNet 1.9.1's NumPy-interface linear algebra, over the ``_npi_*``
 operators of ``neogluon/operator/numpy_linalg.py``."""
 from .multiarray import call as _call
+from . import fallback_linalg
+from .fallback_linalg import *  # noqa: F401,F403  (NumPy's, as MXNet runs them)
 
 __all__ = ["norm", "inv", "det", "slogdet", "svd", "cholesky", "qr", "solve", "pinv", "eigh", "eigvalsh"]
+__all__ += fallback_linalg.__all__
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # pylint: disable=redefined-builtin
