@@ -535,8 +535,19 @@ def isfinite(x):
 
 
 from .extras import *  # noqa: E402,F401,F403  (more functions, compositions of the above)
-from . import fallback  # noqa: E402
-from .fallback import *  # noqa: E402,F401,F403  (NumPy's own functions, run as MXNet runs them)
+from ._integer import *  # noqa: E402,F401,F403  (bitwise functions, lcm, isposinf/isneginf)
+from ._counting import *  # noqa: E402,F401,F403  (unique, bincount, histogram, percentile)
+from ._editing import *  # noqa: E402,F401,F403  (pad, insert, delete, ediff1d, diagflat, ...)
+from ._windows import *  # noqa: E402,F401,F403  (blackman, hamming, hanning, indices)
+from . import arrayprint, io, stride_tricks, function_base, utils  # noqa: E402
+from .arrayprint import set_printoptions  # noqa: E402,F401
+from .io import genfromtxt  # noqa: E402,F401
+from .stride_tricks import broadcast_arrays  # noqa: E402,F401
+from . import fallback  # noqa: E402  (NumPy's own functions, run as MXNet runs them)
+for _name in fallback.OWN:
+    globals()[_name] = getattr(fallback, _name)
+for _name in fallback.OTHERS:  # MXNet's fallback module also names these, which mx.np implements itself
+    setattr(fallback, _name, globals()[_name])
 
 # methods of ndarray that are these functions (the array binds as the first argument)
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum", "squeeze", "expand_dims",

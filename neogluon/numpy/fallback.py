@@ -21,7 +21,7 @@ from ..core import STATE as _STATE
 from ..ndarray import NDArray as _NDArray
 from .multiarray import array as _array
 
-__all__ = ["apply_along_axis", "apply_over_axes", "argpartition", "array_equiv", "choose", "compress",
+OWN = ["apply_along_axis", "apply_over_axes", "argpartition", "array_equiv", "choose", "compress",
            "correlate", "digitize", "divmod", "extract", "frexp", "histogram2d", "histogram_bin_edges",
            "histogramdd", "i0", "in1d", "intersect1d", "isin", "ix_", "lexsort", "min_scalar_type", "mirr",
            "modf", "msort", "nanargmax", "nanargmin", "nancumprod", "nancumsum", "nanmedian", "nanpercentile",
@@ -29,6 +29,12 @@ __all__ = ["apply_along_axis", "apply_over_axes", "argpartition", "array_equiv",
            "polyint", "polymul", "polysub", "ppmt", "pv", "rate", "real", "roots", "searchsorted", "select",
            "setdiff1d", "setxor1d", "spacing", "tril_indices_from", "trim_zeros", "triu_indices_from",
            "union1d", "unpackbits", "unwrap", "vander"]
+# MXNet's other fallback names are ``mx.np``'s own functions; ``mx.np`` puts them here too
+# (MXNet's whole list is this module's ``__all__``, see ``neogluon/_names.py``)
+OTHERS = ["allclose", "alltrue", "argwhere", "array_equal", "corrcoef", "count_nonzero", "cov", "flatnonzero",
+          "float_power", "heaviside", "interp", "isclose", "nanmax", "nanmin", "nanprod", "ndim", "positive",
+          "promote_types", "ptp", "result_type", "rollaxis", "signbit", "size", "take_along_axis", "trapz"]
+__all__ = OWN + OTHERS
 
 _RECORDING = ("Falling back to NumPy operator {} with autograd active is not supported."
               "Please consider moving the operator to the outside of the autograd scope.")
@@ -97,7 +103,7 @@ def _removed(name):
 
 
 _OWN = {"in1d": _in1d, "msort": _msort}
-for _name in __all__:
+for _name in OWN:
     if _name in ("mirr", "npv", "ppmt", "pv", "rate"):
         globals()[_name] = _removed(_name)
     else:
