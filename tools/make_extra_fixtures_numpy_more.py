@@ -190,7 +190,8 @@ case("tensorsolve", "np.linalg.tensorsolve(a, b)", grad=("a", "b"),
 case("multinomial", "np.random.multinomial(5, [0.2, 0.3, 0.5], size=(2, 3))", values=False)
 case("multinomial_one", "np.random.multinomial(4, [0.5, 0.5])", values=False)
 case("multinomial_sum", "np.random.multinomial(7, [0.1, 0.2, 0.7], size=4).sum(axis=1)")
-case("multivariate_normal", "np.random.multivariate_normal(m, c)", values=False, m=u(3, 2), c=onp.eye(2, dtype="float32"))
+case("multivariate_normal", "np.random.multivariate_normal(m, c)", values=False, m=u(3, 2),
+     c=onp.eye(2, dtype="float32"))
 case("multivariate_normal_size", "np.random.multivariate_normal(m, c, size=(4,))", values=False, m=u(2),
      c=onp.eye(2, dtype="float32"))
 
@@ -229,6 +230,39 @@ def run(spec, heads_rng):
     return outs, heads, xs
 
 
+EXPORT_NET = """
+class Net(gluon.HybridBlock):
+    def hybrid_forward(self, F, x, i):
+        a = F.np.pad(x, ((1, 1), (0, 2)), mode='edge')
+        b = F.np.percentile(x, 30, axis=1, interpolation='lower')
+        e = F.np.bitwise_and(i, 3)
+        f = F.np.diagflat(x, k=1)
+        g = F.np.ediff1d(x, to_begin=-1)
+        h = F.np.unique(i, return_counts=True)
+        m = F.np.lcm(i, i)
+        q = F.np.quantile(x, 0.5, keepdims=True)
+        return a, b, e, f, g, h[0], h[1], m, q
+"""
+
+
+def record_export():
+    """The operators and attributes of the exported graph of a hybridized np-style block."""
+    from mxnet import gluon
+    env = dict(gluon=gluon)
+    exec(EXPORT_NET, env)  # pylint: disable=exec-used
+    net = env["Net"]()
+    net.hybridize()
+    net(np.ones((3, 4)), np.ones((3,), dtype="int32"))
+    prefix = os.path.join(OUT, "_export")
+    net.export(prefix)
+    nodes = json.load(open(prefix + "-symbol.json"))["nodes"]
+    os.remove(prefix + "-symbol.json")
+    os.remove(prefix + "-0000.params")
+    with open(os.path.join(OUT, "export_nodes.json"), "w") as f:
+        json.dump(dict(source=EXPORT_NET, nodes=[[n["op"], n.get("attrs", {})] for n in nodes if n["op"] != "null"]),
+                  f, indent=1)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     npx.set_np()
@@ -261,6 +295,7 @@ def main():
         listing[name] = entry
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump(listing, f, indent=1, sort_keys=True)
+    record_export()
     print("%d cases, %d errors" % (len(listing), sum("error" in e for e in listing.values())))
     for name, e in listing.items():
         print(name, e.get("error", ""), e.get("message", ""), e.get("kinds"), e.get("dtypes"), e.get("shapes"))

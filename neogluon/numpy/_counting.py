@@ -2,7 +2,11 @@
 ``percentile``, ``quantile``) over the operators of ``neogluon/operator/numpy_counting.py``,
 with MXNet 1.9.1's front-end checks (what it does not support raises as it does)."""
 from ..base import numeric_types as _numeric
-from .multiarray import ndarray as _ndarray, call as _call
+from ..ndarray import NDArray as _NDArray
+from ..symbol import Symbol as _Symbol
+from .multiarray import call as _call
+
+_ARRAY = (_NDArray, _Symbol)  # an mx.np array, or a Symbol in hybrid_forward(F, ...)
 
 __all__ = ["unique", "bincount", "histogram", "percentile", "quantile"]
 
@@ -16,7 +20,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 def bincount(x, weights=None, minlength=0):
     """Occurrences of each non-negative integer (sums of ``weights``)."""
-    if not isinstance(x, _ndarray):
+    if not isinstance(x, _ARRAY):
         raise TypeError("Input data should be NDarray")
     if minlength < 0:
         raise ValueError("Minlength value should greater than 0")
@@ -42,7 +46,7 @@ def histogram(a, bins=10, range=None, normed=None, weights=None, density=None): 
         raise NotImplementedError("array_like bins is not supported yet...")
     if isinstance(bins, str):
         raise NotImplementedError("string bins is not supported yet...")
-    if isinstance(bins, _ndarray):
+    if isinstance(bins, _ARRAY):
         return tuple(_call("_npi_histogram", (a, bins)))
     raise ValueError("np.histogram fails with", locals())
 

@@ -9,7 +9,11 @@ Two deliberate differences from MXNet 1.9.1, whose answers are bugs: ``pad`` hon
 import numpy as _onp
 
 from ..base import integer_types as _integer, numeric_types as _numeric
-from .multiarray import ndarray as _ndarray, call as _call
+from ..ndarray import NDArray as _NDArray
+from ..symbol import Symbol as _Symbol
+from .multiarray import call as _call
+
+_ARRAY = (_NDArray, _Symbol)  # an mx.np array, or a Symbol in hybrid_forward(F, ...)
 
 __all__ = ["pad", "insert", "delete", "ediff1d", "diagflat", "diag_indices_from", "unravel_index",
            "may_share_memory", "shares_memory"]
@@ -57,30 +61,30 @@ def insert(arr, obj, values, axis=None):
     """``values`` inserted before ``obj`` (an int, a slice or an integer array) along ``axis``."""
     if isinstance(values, _numeric):
         attrs = dict(val=float(values), axis=axis)
-        if isinstance(obj, _ndarray):
+        if isinstance(obj, _ARRAY):
             return _call("_npi_insert_tensor", (arr, obj), attrs)
         name = "_npi_insert_slice" if isinstance(obj, slice) else "_npi_insert_scalar"
         return _call(name, (arr,), dict(attrs, **_where(obj)))
-    if not isinstance(arr, _ndarray):
+    if not isinstance(arr, _ARRAY):
         raise TypeError("'arr' can not support type {}".format(str(type(arr))))
-    if not isinstance(values, _ndarray):
+    if not isinstance(values, _ARRAY):
         raise TypeError("'values' can not support type {}".format(str(type(values))))
     if isinstance(obj, slice):
         return _call("_npi_insert_slice", (arr, values), dict(_where(obj), axis=axis))
     if isinstance(obj, _integer):
         return _call("_npi_insert_scalar", (arr, values), dict(_where(obj), axis=axis))
-    if isinstance(obj, _ndarray):
+    if isinstance(obj, _ARRAY):
         return _call("_npi_insert_tensor", (arr, values, obj), dict(axis=axis))
     raise TypeError("'obj' can not support type {}".format(str(type(obj))))
 
 
 def delete(arr, obj, axis=None):
     """The array without the sub-arrays ``obj`` (an int, a slice or an integer array) names."""
-    if not isinstance(arr, _ndarray):
+    if not isinstance(arr, _ARRAY):
         raise TypeError("'arr' can not support type {}".format(str(type(arr))))
     if isinstance(obj, (slice,) + tuple(_integer)):
         return _call("_npi_delete", (arr,), dict(_where(obj), axis=axis))
-    if isinstance(obj, _ndarray):
+    if isinstance(obj, _ARRAY):
         return _call("_npi_delete", (arr, obj), dict(axis=axis))
     raise TypeError("'obj' can not support type {}".format(str(type(obj))))
 
@@ -88,7 +92,7 @@ def delete(arr, obj, axis=None):
 def ediff1d(ary, to_end=None, to_begin=None):
     """The differences of consecutive elements of the flattened array, with ``to_begin`` and
     ``to_end`` (arrays or scalars) around them."""
-    begin_arr, end_arr = isinstance(to_begin, _ndarray), isinstance(to_end, _ndarray)
+    begin_arr, end_arr = isinstance(to_begin, _ARRAY), isinstance(to_end, _ARRAY)
     inputs = (ary,) + ((to_begin,) if begin_arr else ()) + ((to_end,) if end_arr else ())
     return _call("_npi_ediff1d", inputs, dict(to_begin_arr_given=begin_arr, to_end_arr_given=end_arr,
                                               to_begin_scalar=None if begin_arr else to_begin,

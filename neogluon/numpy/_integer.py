@@ -3,14 +3,18 @@
 scalar use the ``_scalar`` operator, two scalars are NumPy's)."""
 import numpy as _onp
 
-from .multiarray import ndarray as _ndarray, binary as _binary, call as _call
+from ..ndarray import NDArray as _NDArray
+from ..symbol import Symbol as _Symbol
+from .multiarray import binary as _binary, call as _call
+
+_ARRAY = (_NDArray, _Symbol)  # an mx.np array, or a Symbol in hybrid_forward(F, ...)
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "invert", "lcm", "isposinf", "isneginf"]
 
 
 def _binary_fn(name):
     def fn(x1, x2, out=None, **kwargs):
-        if not isinstance(x1, _ndarray) and not isinstance(x2, _ndarray):
+        if not isinstance(x1, _ARRAY) and not isinstance(x2, _ARRAY):
             return getattr(_onp, name)(x1, x2, **kwargs)
         r = _binary(x1, x2, "_npi_" + name, "_npi_%s_scalar" % name)
         if out is not None:
@@ -30,7 +34,7 @@ lcm = _binary_fn("lcm")
 
 def _unary_fn(name, op):
     def fn(x, out=None, **kwargs):
-        if not isinstance(x, _ndarray):
+        if not isinstance(x, _ARRAY):
             return getattr(_onp, name)(x, **kwargs)
         return _call(op, (x,), None, out)
     fn.__name__ = fn.__qualname__ = name

@@ -2,7 +2,7 @@
 operators of ``neogluon/operator/numpy_linalg.py``."""
 from .multiarray import call as _call
 from . import fallback_linalg
-from .fallback_linalg import cond, lstsq, matrix_power, matrix_rank, multi_dot  # noqa: F401  (NumPy's, as MXNet runs them)
+from .fallback_linalg import cond, lstsq, matrix_power, matrix_rank, multi_dot  # noqa: F401  (NumPy's)
 
 __all__ = ["norm", "inv", "det", "slogdet", "svd", "cholesky", "qr", "solve", "pinv", "eigh", "eigvalsh", "eig",
            "eigvals", "tensorinv", "tensorsolve"]
