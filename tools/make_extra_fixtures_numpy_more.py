@@ -195,6 +195,19 @@ case("multivariate_normal", "np.random.multivariate_normal(m, c)", values=False,
 case("multivariate_normal_size", "np.random.multivariate_normal(m, c, size=(4,))", values=False, m=u(2),
      c=onp.eye(2, dtype="float32"))
 
+case("npx_constraint_check", "npx.constraint_check(a, 'all positive')", a=onp.array([True, True]))
+case("npx_constraint_check_false", "npx.constraint_check(a, 'all positive')", a=onp.array([True, False]))
+case("npx_constraint_check_float", "npx.constraint_check(a, 'all positive')", a=u(2))
+case("npx_multibox_prior", "npx.multibox_prior(d, sizes=(0.5, 0.25), ratios=(1, 2))", d=u(1, 3, 4, 4))
+case("npx_multibox_prior_steps", "npx.multibox_prior(d, sizes=(0.3,), ratios=(1, 2, 0.5), clip=True, steps=(0.2, 0.3))",
+     d=u(1, 2, 3, 5))
+case("npx_multibox_target", "npx.multibox_target(npx.multibox_prior(d, sizes=(0.5, 0.25), ratios=(1, 2)), lab, cp)",
+     d=u(1, 3, 4, 4), lab=onp.array([[[0, 0.1, 0.1, 0.5, 0.5], [1, 0.4, 0.3, 0.9, 0.8]]], dtype="float32"),
+     cp=u(1, 3, 48))
+case("npx_multibox_detection",
+     "npx.multibox_detection(npx.softmax(cp, axis=1), loc, npx.multibox_prior(d, sizes=(0.5, 0.25), ratios=(1, 2)))",
+     d=u(1, 3, 4, 4), cp=u(1, 3, 48, lo=-4, hi=4), loc=u(1, 192, lo=-0.1, hi=0.1))
+
 
 class _Plain:
     """A result that is not an mx array (MXNet's NumPy fallbacks return NumPy values)."""
@@ -274,6 +287,8 @@ def main():
         data = {"in_" + k: v for k, v in inputs.items()}
         try:
             outs, heads, xs = run(spec, heads_rng)
+            for o in outs:  # MXNet raises asynchronously: when the value is read
+                getattr(o, "wait_to_read", lambda: None)()
         except Exception as e:  # pylint: disable=broad-except
             entry["error"] = type(e).__name__
             entry["message"] = str(e).split("\n")[0][:200]

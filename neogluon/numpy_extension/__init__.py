@@ -11,6 +11,9 @@ import functools as _functools
 from ..context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  # noqa: F401
 from ..np_mode import (set_np, reset_np, is_np_array, is_np_shape, use_np, use_np_array,  # noqa: F401
                     use_np_shape, np_array, np_shape, set_np_shape)
+from ..base import classproperty, with_metaclass  # noqa: F401  (MXNet's npx has them from mxnet.base)
+from ..context import gpu_memory_info  # noqa: F401
+from ..util import get_cuda_compute_capability  # noqa: F401
 from .. import ndarray as _nd
 from .. import symbol as _sym
 from ..symbol import Symbol as _Symbol
@@ -66,11 +69,21 @@ _OPERATORS = {
     "gather_nd": "gather_nd", "smooth_l1": "smooth_l1", "leaky_relu": "LeakyReLU", "erf": "erf",
     "erfinv": "erfinv", "gamma": "gamma", "gammaln": "gammaln", "reshape_like": "reshape_like",
     "shape_array": "shape_array", "slice": "slice", "roi_pooling": "ROIPooling", "cast": "Cast",
+    "multibox_prior": "_contrib_MultiBoxPrior", "multibox_target": "_contrib_MultiBoxTarget",
+    "multibox_detection": "_contrib_MultiBoxDetection",
 }
 for _name, _op in _OPERATORS.items():
     if hasattr(_nd, _op) or _op.startswith("_contrib_") and hasattr(_nd.contrib, _op[len("_contrib_"):]):
         globals()[_name] = _npx(_name, _op)
         __all__.append(_name)
+
+
+def constraint_check(x, msg):
+    """A 0-d ``True`` when every element of the boolean ``x`` is true, else ``ValueError(msg)``."""
+    return _call("_npx_constraint_check", (x,), dict(msg=msg))
+
+
+__all__.append("constraint_check")
 
 
 def reshape(a, newshape, reverse=False, order="C"):
