@@ -10,7 +10,8 @@ A step is the loss under ``autograd.record()``, ``backward`` and an SGD update. 
 in a worker process (its interpreter from ``--mxnet``) that times the same step on
 request; each round times every case on neogluon then on MXNet, back to back, and the
 reported ratio (neogluon / MXNet time) is the median over rounds of the ratio within a
-round, with its interquartile range (the drift of a shared machine cancels within a round).
+round, with its interquartile range (the drift of a shared machine cancels within a round),
+beside the ratio of the best times.
 """
 import argparse
 import importlib
@@ -109,15 +110,16 @@ def main():
     proc.stdin.close()
     proc.wait()
     print("load: %s" % os.getloadavg().__repr__())
-    head = "%-36s %12s %12s %8s %16s" % ("training step", "neogluon", "MXNet 1.9.1", "ratio", "ratio IQR")
+    head = "%-36s %12s %12s %8s %16s %10s" % ("training step", "neogluon", "MXNet 1.9.1", "ratio", "ratio IQR",
+                                             "best/best")
     print(head)
     print("-" * len(head))
     for label in labels:
         ratios = sorted(a / b for a, b in samples[label])
         q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
-        print("%-36s %10.2fms %10.2fms %8.2f %7.2f - %5.2f" % (
-            label, min(a for a, _ in samples[label]) * 1e3, min(b for _, b in samples[label]) * 1e3,
-            statistics.median(ratios), q[0], q[2]))
+        best_ng, best_mx = min(a for a, _ in samples[label]), min(b for _, b in samples[label])
+        print("%-36s %10.2fms %10.2fms %8.2f %7.2f - %5.2f %10.2f" % (
+            label, best_ng * 1e3, best_mx * 1e3, statistics.median(ratios), q[0], q[2], best_ng / best_mx))
 
 
 if __name__ == "__main__":
