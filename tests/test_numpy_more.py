@@ -112,20 +112,29 @@ def test_pad_constant_values_honoured():
                                    onp.pad(onp.ones((2, 2)), ((1, 0), (0, 1)), constant_values=7))
 
 
-def test_new_operators_in_hybridized_graphs(tmp_path):
-    """A hybridized np-style block exports the new operators as MXNet's graph does: same
-    operators, same attribute strings (export_nodes.json: MXNet 1.9.1's export)."""
+EXPORTS = json.load(open(os.path.join(FIXTURES, "export_nodes.json")))
+
+
+@pytest.mark.parametrize("name", sorted(EXPORTS))
+def test_hybridized_graphs_export_as_mxnet(name, tmp_path):
+    """A hybridized np-style block (new operators; Symbol arithmetic with broadcasting and
+    NumPy's dtype rules; array makers and basic indexing in hybrid_forward) gives MXNet's
+    outputs, imperatively and hybridized, and exports MXNet's graph: the same operators with
+    the same attribute strings (export_nodes.json: MXNet 1.9.1's export)."""
     from neogluon import gluon
-    rec = json.load(open(os.path.join(FIXTURES, "export_nodes.json")))
+    rec = EXPORTS[name]
     env = dict(gluon=gluon)
     exec(rec["source"], env)  # pylint: disable=exec-used
     net = env["Net"]()
-    x, i = np.array(onp.arange(12).reshape(3, 4)), np.array([3, 1, 3], dtype="int32")
-    want = [o.asnumpy() for o in net(x, i)]
-    net.hybridize()
-    got = [o.asnumpy() for o in net(x, i)]
-    for w, g in zip(want, got):
-        onp.testing.assert_allclose(g, w)
+    inputs = [np.array(v, dtype=d) for v, d in rec["inputs"]]
+    for hybridize in (False, True):
+        if hybridize:
+            net.hybridize()
+        got = net(*inputs)
+        got = got if isinstance(got, (list, tuple)) else [got]
+        assert len(got) == len(rec["outputs"])
+        for g, w in zip(got, rec["outputs"]):
+            onp.testing.assert_allclose(g.asnumpy(), onp.array(w, dtype=g.dtype), rtol=1e-5, atol=1e-6)
     net.export(str(tmp_path / "net"))
     nodes = json.load(open(str(tmp_path / "net-symbol.json")))["nodes"]
     assert [[n["op"], n.get("attrs", {})] for n in nodes if n["op"] != "null"] == rec["nodes"]

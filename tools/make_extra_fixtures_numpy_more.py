@@ -243,7 +243,8 @@ def run(spec, heads_rng):
     return outs, heads, xs
 
 
-EXPORT_NET = """
+EXPORT_NETS = {  # name: (source of Net, its inputs as (nested list, dtype))
+    "new_operators": ("""
 class Net(gluon.HybridBlock):
     def hybrid_forward(self, F, x, i):
         a = F.np.pad(x, ((1, 1), (0, 2)), mode='edge')
@@ -255,25 +256,42 @@ class Net(gluon.HybridBlock):
         m = F.np.lcm(i, i)
         q = F.np.quantile(x, 0.5, keepdims=True)
         return a, b, e, f, g, h[0], h[1], m, q
-"""
+""", [([[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], "float32"), ([3, 1, 3], "int32")]),
+    "arithmetic": ("""
+class Net(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return ((x + F.np.ones((3,))) * F.np.arange(3) + F.np.sum(x) * 2 - 1 / (x + 1) ** 2 + (x > 0.5)
+                - F.np.mean(x, axis=0))
+""", [([[0, 1, 2], [3, 4, 5]], "float32")]),
+    "creation_and_indexing": ("""
+class Net(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return (x + F.np.zeros((3,)) + F.np.full((3,), 2) + F.np.linspace(0, 1, 3) + F.np.eye(3)[0]
+                + F.np.arange(1, 4, 1, dtype='float32') + x[1] * F.np.sum(x[:, 1:2]) - F.np.sum(x[-1, 0:3:2]))
+""", [([[0, 1, 2], [3, 4, 5]], "float32")]),
+}
 
 
 def record_export():
-    """The operators and attributes of the exported graph of a hybridized np-style block."""
+    """For each block: its outputs and the operators and attributes of its exported graph."""
     from mxnet import gluon
-    env = dict(gluon=gluon)
-    exec(EXPORT_NET, env)  # pylint: disable=exec-used
-    net = env["Net"]()
-    net.hybridize()
-    net(np.ones((3, 4)), np.ones((3,), dtype="int32"))
-    prefix = os.path.join(OUT, "_export")
-    net.export(prefix)
-    nodes = json.load(open(prefix + "-symbol.json"))["nodes"]
-    os.remove(prefix + "-symbol.json")
-    os.remove(prefix + "-0000.params")
+    out = {}
+    for name, (source, inputs) in EXPORT_NETS.items():
+        env = dict(gluon=gluon)
+        exec(source, env)  # pylint: disable=exec-used
+        net = env["Net"]()
+        net.hybridize()
+        res = net(*[np.array(v, dtype=d) for v, d in inputs])
+        res = res if isinstance(res, (list, tuple)) else [res]
+        prefix = os.path.join(OUT, "_export")
+        net.export(prefix)
+        nodes = json.load(open(prefix + "-symbol.json"))["nodes"]
+        os.remove(prefix + "-symbol.json")
+        os.remove(prefix + "-0000.params")
+        out[name] = dict(source=source, inputs=inputs, outputs=[r.asnumpy().tolist() for r in res],
+                         nodes=[[n["op"], n.get("attrs", {})] for n in nodes if n["op"] != "null"])
     with open(os.path.join(OUT, "export_nodes.json"), "w") as f:
-        json.dump(dict(source=EXPORT_NET, nodes=[[n["op"], n.get("attrs", {})] for n in nodes if n["op"] != "null"]),
-                  f, indent=1)
+        json.dump(out, f, indent=1)
 
 
 def main():

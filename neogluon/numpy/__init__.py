@@ -48,12 +48,12 @@ def _arr(x, like=None):
 # ---------------------------------------------------------------------- creation
 def zeros(shape, dtype=None, order="C", ctx=None, device=None):
     """An array of zeros, float32 by default."""
-    return _call("_zeros", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+    return _call("_npi_zeros", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype)))
 
 
 def ones(shape, dtype=None, order="C", ctx=None, device=None):
     """An array of ones, float32 by default."""
-    return _call("_ones", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+    return _call("_npi_ones", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype)))
 
 
 def empty(shape, dtype=None, order="C", ctx=None, device=None):
@@ -65,8 +65,8 @@ def full(shape, fill_value, dtype=None, order="C", ctx=None, device=None, out=No
     """An array filled with ``fill_value`` (float32 unless ``dtype``; an array value is broadcast)."""
     if isinstance(fill_value, _NDArray):
         return broadcast_to(fill_value.astype(dtype or fill_value.dtype), _shape(shape))
-    return _call("_full", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype),
-                                   value=float(fill_value)), out)
+    value = fill_value if type(fill_value) in (int, float) else float(fill_value)  # as given: MXNet's attribute
+    return _call("_full", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype), value=value), out)
 
 
 def zeros_like(a, dtype=None, order="C", ctx=None, device=None, out=None):
@@ -89,20 +89,22 @@ def arange(start, stop=None, step=1, dtype=None, ctx=None, device=None):
     """``np.arange``: float32 by default (MXNet's, not NumPy's int64)."""
     if stop is None:
         start, stop = 0, start
-    return _call("_arange", (), dict(start=start, stop=stop, step=step, ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+    return _call("_npi_arange", (), dict(start=start, stop=stop, step=step, ctx=_ctx(ctx, device), dtype=_dt(dtype)))
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None, device=None):
     """``np.linspace``; with ``retstep`` also the step."""
-    r = _call("_linspace", (), dict(start=start, stop=stop, num=num, endpoint=endpoint,
-                                    ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+    attrs = dict(start=start, stop=stop, num=num, endpoint=endpoint, ctx=_ctx(ctx, device))
+    if dtype is not None:  # (float32 by default; MXNet writes no dtype then)
+        attrs["dtype"] = _dt(dtype)
+    r = _call("_linspace", (), attrs)
     if retstep:
         return r, (stop - start) / ((num - 1) if endpoint else num)
     return r
 
 
 def eye(N, M=None, k=0, dtype=None, ctx=None, device=None):
-    return _call("_eye", (), dict(N=N, M=M or 0, k=k, ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+    return _call("_npi_eye", (), dict(N=N, M=M, k=k, ctx=_ctx(ctx, device), dtype=_dt(dtype)))
 
 
 def identity(n, dtype=None, ctx=None, device=None):
@@ -228,10 +230,15 @@ def _reduce(name, op, has_dtype=True):
 
     def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
         if axis is None and dtype is None and out is None and not keepdims and initial is None:
+            if isinstance(a, _Symbol):
+                return _call(op, (a,))  # a graph node without attributes, as MXNet writes it
             return _np(operator.call((a,)))  # a.sum(): the operator's plain entry
-        attrs = dict(axis=axis, keepdims=keepdims)
+        attrs = dict(axis=axis, keepdims=keepdims)  # (dtype and initial only when given, as MXNet writes them)
         if has_dtype:
-            attrs.update(dtype=None if dtype is None else _onp.dtype(dtype).name, initial=initial)
+            if dtype is not None:
+                attrs["dtype"] = _onp.dtype(dtype).name
+            if initial is not None:
+                attrs["initial"] = initial
         elif initial is not None:
             raise _MXNetError("np.%s: initial= is not supported" % name)
         return _call(op, (a,), attrs, out)
