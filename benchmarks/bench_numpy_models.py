@@ -60,27 +60,29 @@ def closures(lib):
                         p -= 1e-3 * p.grad
                 elif trainer is not None:
                     trainer.step(1)
-                loss.wait_to_read()
             out[case + (" (hybridized)" if hybridize else "")] = step
-    return out
+    return out, mx.nd.waitall
 
 
-def timed(fn, number):
+def timed(fn, number, sync):
+    """Seconds per call; ``sync`` waits for all pending work (MXNet runs asynchronously)."""
+    sync()
     t0 = time.perf_counter()
     for _ in range(number):
         fn()
+    sync()
     return (time.perf_counter() - t0) / number
 
 
 def worker():
     """Time the step of the case named on each stdin line (``label<TAB>number``)."""
-    steps = closures("mxnet")
+    steps, sync = closures("mxnet")
     for fn in steps.values():
         fn()
     print(json.dumps(sorted(steps)), flush=True)
     for line in sys.stdin:
         label, number = line.rstrip("\n").split("\t")
-        print(timed(steps[label], int(number)), flush=True)
+        print(timed(steps[label], int(number), sync), flush=True)
 
 
 def main():
@@ -96,13 +98,13 @@ def main():
     proc = subprocess.Popen([args.mxnet, __file__, "--mxnet", args.mxnet, "--worker"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     labels = json.loads(proc.stdout.readline())
-    ours = closures("neogluon")
+    ours, sync = closures("neogluon")
     for fn in ours.values():
         fn()
     samples = {label: [] for label in labels}
     for _ in range(args.rounds):
         for label in labels:
-            t_ng = timed(ours[label], args.number)
+            t_ng = timed(ours[label], args.number, sync)
             proc.stdin.write("%s\t%d\n" % (label, args.number))
             proc.stdin.flush()
             t_mx = float(proc.stdout.readline())
