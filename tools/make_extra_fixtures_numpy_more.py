@@ -208,6 +208,18 @@ case("npx_multibox_detection",
      "npx.multibox_detection(npx.softmax(cp, axis=1), loc, npx.multibox_prior(d, sizes=(0.5, 0.25), ratios=(1, 2)))",
      d=u(1, 3, 4, 4), cp=u(1, 3, 48, lo=-4, hi=4), loc=u(1, 192, lo=-0.1, hi=0.1))
 
+case("npx_bernoulli", "npx.random.bernoulli(0.3, size=(2, 3))", values=False)
+case("npx_bernoulli_array", "npx.random.bernoulli(p)", values=False, p=u(4, lo=0, hi=1))
+case("npx_bernoulli_logit_bool", "npx.random.bernoulli(logit=p, dtype='bool')", values=False, p=u(2, 3))
+case("npx_bernoulli_certain", "npx.random.bernoulli(p, size=(3, 2))", p=onp.array([1.0, 0.0], dtype="float32"))
+case("npx_bernoulli_both", "npx.random.bernoulli(0.3, 0.5)")
+case("npx_uniform_n", "npx.random.uniform_n(lo, hi, batch_shape=(3,))", values=False, lo=u(2, 1), hi=u(4) + 3)
+case("npx_uniform_n_scalar", "npx.random.uniform_n(2.0, 2.0, batch_shape=(2, 2))")
+case("npx_uniform_n_values", "npx.random.uniform_n(lo, lo, batch_shape=(2,))", lo=u(3))
+case("npx_normal_n", "npx.random.normal_n(m, 1.0, batch_shape=(4,), dtype='float64')", values=False, m=u(2, 3))
+case("npx_normal_n_values", "npx.random.normal_n(m, 0.0)", m=u(2, 3))
+case("fb_pmt", "np.fallback.pmt(0.1, 10, 100)")
+
 
 class _Plain:
     """A result that is not an mx array (MXNet's NumPy fallbacks return NumPy values)."""

@@ -103,6 +103,7 @@ def _removed(name):
 
 
 _OWN = {"in1d": _in1d, "msort": _msort}
+pmt = _removed("pmt")  # (in MXNet's module, not its __all__)
 for _name in OWN:
     if _name in ("mirr", "npv", "ppmt", "pv", "rate"):
         globals()[_name] = _removed(_name)
