@@ -281,6 +281,12 @@ class Net(gluon.HybridBlock):
         return (x + F.np.zeros((3,)) + F.np.full((3,), 2) + F.np.linspace(0, 1, 3) + F.np.eye(3)[0]
                 + F.np.arange(1, 4, 1, dtype='float32') + x[1] * F.np.sum(x[:, 1:2]) - F.np.sum(x[-1, 0:3:2]))
 """, [([[0, 1, 2], [3, 4, 5]], "float32")]),
+    "symbol_methods": ("""
+class Net(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        y = x.reshape(-1, 2).T + x.reshape((3, 2)).transpose(1, 0).sum(axis=0, keepdims=True)
+        return y * x.T.mean() + x.max(axis=0).reshape(1, 3) - x.min() + x.sum() + x.prod(axis=1).mean(axis=0)
+""", [([[0, 1, 2], [3, 4, 5]], "float32")]),
 }
 
 

@@ -318,6 +318,8 @@ def reshape(a, newshape, order="C"):
     if order != "C":
         raise NotImplementedError("np.reshape: only order='C' is supported (as in MXNet)")
     shape = _shape(newshape)
+    if isinstance(a, _Symbol):  # a graph node: its size is known when the graph runs
+        return _call("_np_reshape", (a,), dict(newshape=shape, order=order))
     if _builtins.any(d < -1 for d in shape) or _builtins.sum(1 for d in shape if d == -1) > 1:
         raise _MXNetError("np.reshape: invalid shape %s for an array of shape %s" % (shape, a.shape))
     if isinstance(a, ndarray) and 0 in shape and a.size:
@@ -328,15 +330,11 @@ def reshape(a, newshape, order="C"):
             known *= d
     if -1 not in shape and known != a.size or -1 in shape and (known == 0 or a.size % known):
         raise _MXNetError("np.reshape: cannot reshape array of size %d into shape %s" % (a.size, shape))
-    if -1 in shape:
-        shape = tuple(a.size // known if d == -1 else d for d in shape)
-    if shape:
-        return _call("Reshape", (a,), dict(shape=shape))
-    return _call("Reshape", (a,), dict(shape=(1,)))[0]  # a 0-d array: the one element
+    return _call("_np_reshape", (a,), dict(newshape=shape, order=order))
 
 
 def transpose(a, axes=None):
-    return _call("transpose", (a,), dict(axes=() if axes is None else tuple(axes)))
+    return _call("_np_transpose", (a,), dict(axes=None if axes is None else tuple(axes)))
 
 
 def swapaxes(a, axis1, axis2):
@@ -550,6 +548,7 @@ from . import arrayprint, io, stride_tricks, function_base, utils  # noqa: E402
 from .arrayprint import set_printoptions  # noqa: E402,F401
 from .io import genfromtxt  # noqa: E402,F401
 from .stride_tricks import broadcast_arrays  # noqa: E402,F401
+from . import _symbol_methods  # noqa: E402,F401  (x.reshape(), x.T, x.sum(), ... of symbols under set_np())
 from . import fallback  # noqa: E402  (NumPy's own functions, run as MXNet runs them)
 for _name in fallback.OWN:
     globals()[_name] = getattr(fallback, _name)
