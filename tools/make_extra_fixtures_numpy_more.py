@@ -220,6 +220,11 @@ case("npx_normal_n", "npx.random.normal_n(m, 1.0, batch_shape=(4,), dtype='float
 case("npx_normal_n_values", "npx.random.normal_n(m, 0.0)", m=u(2, 3))
 case("fb_pmt", "np.fallback.pmt(0.1, 10, 100)")
 
+case("zeros_like_int", "np.zeros_like(a)", a=ints(2, 3))
+case("full_like_int_float_value", "np.full_like(a, 2.7)", a=ints(2))
+case("ones_like_dtype", "np.ones_like(a, dtype='float16')", a=u(3))
+case("full_like_grad", "np.full_like(a, 4) * a", grad=("a",), a=u(3))
+
 
 class _Plain:
     """A result that is not an mx array (MXNet's NumPy fallbacks return NumPy values)."""
@@ -286,6 +291,12 @@ class Net(gluon.HybridBlock):
     def hybrid_forward(self, F, x):
         y = x.reshape(-1, 2).T + x.reshape((3, 2)).transpose(1, 0).sum(axis=0, keepdims=True)
         return y * x.T.mean() + x.max(axis=0).reshape(1, 3) - x.min() + x.sum() + x.prod(axis=1).mean(axis=0)
+""", [([[0, 1, 2], [3, 4, 5]], "float32")]),
+    "like_makers": ("""
+class Net(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        return (x + F.np.zeros_like(x) + F.np.ones_like(x) + F.np.full_like(x, 3)
+                + F.np.full_like(x, 2.5, dtype='float32'))
 """, [([[0, 1, 2], [3, 4, 5]], "float32")]),
 }
 

@@ -70,15 +70,24 @@ def full(shape, fill_value, dtype=None, order="C", ctx=None, device=None, out=No
 
 
 def zeros_like(a, dtype=None, order="C", ctx=None, device=None, out=None):
-    return zeros(a.shape, dtype or a.dtype, ctx=ctx or a.context, device=device)
+    """Zeros of ``a``'s shape and dtype (operator ``_npi_full_like``)."""
+    return full_like(a, 0, dtype, order, ctx, device, out)
 
 
 def ones_like(a, dtype=None, order="C", ctx=None, device=None, out=None):
-    return ones(a.shape, dtype or a.dtype, ctx=ctx or a.context, device=device)
+    """Ones of ``a``'s shape and dtype (operator ``_npi_full_like``)."""
+    return full_like(a, 1, dtype, order, ctx, device, out)
 
 
 def full_like(a, fill_value, dtype=None, order="C", ctx=None, device=None, out=None):
-    return full(a.shape, fill_value, dtype or a.dtype, ctx=ctx or a.context, device=device)
+    """``fill_value`` in ``a``'s shape and dtype (an array value is broadcast)."""
+    if isinstance(fill_value, _NDArray):
+        return full(a.shape, fill_value, dtype or a.dtype, ctx=ctx or a.context, device=device)
+    attrs = dict(fill_value=fill_value if type(fill_value) in (int, float) else float(fill_value),
+                 ctx=_ctx(ctx, device) if ctx or device or isinstance(a, _Symbol) else str(a.context))
+    if dtype is not None:
+        attrs["dtype"] = _onp.dtype(dtype).name
+    return _call("_npi_full_like", (a,), attrs, out)
 
 
 def empty_like(prototype, dtype=None, order="C", subok=False, shape=None):
