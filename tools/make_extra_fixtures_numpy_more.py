@@ -225,6 +225,9 @@ case("full_like_int_float_value", "np.full_like(a, 2.7)", a=ints(2))
 case("ones_like_dtype", "np.ones_like(a, dtype='float16')", a=u(3))
 case("full_like_grad", "np.full_like(a, 4) * a", grad=("a",), a=u(3))
 
+case("squeeze_all", "np.squeeze(a)", a=u(1, 1))
+case("squeeze_axis", "np.squeeze(a, axis=(0, 2))", grad=("a",), a=u(1, 3, 1))
+
 
 class _Plain:
     """A result that is not an mx array (MXNet's NumPy fallbacks return NumPy values)."""
@@ -297,6 +300,12 @@ class Net(gluon.HybridBlock):
     def hybrid_forward(self, F, x):
         return (x + F.np.zeros_like(x) + F.np.ones_like(x) + F.np.full_like(x, 3)
                 + F.np.full_like(x, 2.5, dtype='float32'))
+""", [([[0, 1, 2], [3, 4, 5]], "float32")]),
+    "more_symbol_methods": ("""
+class Net(gluon.HybridBlock):
+    def hybrid_forward(self, F, x):
+        y = x.astype('float64').astype('float32') + x.swapaxes(0, 1).flatten().reshape(2, 3) + x.clip(0, 3)
+        return y + F.np.expand_dims(x, 0).squeeze(0) + x.argmax(axis=1).reshape(2, 1)
 """, [([[0, 1, 2], [3, 4, 5]], "float32")]),
 }
 

@@ -361,7 +361,8 @@ def expand_dims(a, axis):
 
 
 def squeeze(a, axis=None):
-    return _call("squeeze", (a,), dict(axis=axis))
+    """The size-1 axes removed (operator ``_np_squeeze``; a 0-d array when none is left)."""
+    return _call("_np_squeeze", (a,), dict(axis=axis))
 
 
 def ravel(x, order="C"):

@@ -1,7 +1,9 @@
 """The methods of a Symbol traced under ``npx.set_np()`` (MXNet's np symbols, ``_Symbol``):
 ``x.reshape(...)``, ``x.transpose(...)``, ``x.T``, ``x.sum()``/``mean``/``max``/``min``/
-``prod`` run ``mx.np``'s operators (``_np_reshape``, ``_np_transpose``, ``_np_sum``, ...) with
-the attributes MXNet writes; outside NumPy mode the legacy methods stand."""
+``prod``, ``x.flatten()``, ``x.squeeze()``, ``x.argmax()``/``argmin`` run ``mx.np``'s operators
+(``_np_reshape``, ``_np_transpose``, ``_np_sum``, ``_np_squeeze``, ...) with the attributes MXNet
+writes; outside NumPy mode the legacy methods stand (``astype``, ``swapaxes``, ``clip`` and
+``expand_dims`` are the legacy operators in MXNet's np symbols too)."""
 from ..np_mode import FLAGS as _FLAGS
 from ..symbol import Symbol as _Symbol
 from .multiarray import call as _call
@@ -30,9 +32,25 @@ def _reduction(op, has_dtype):
     return method
 
 
+def _flatten(self, order="C"):
+    return _call("_np_reshape", (self,), dict(newshape=(-1,), order=order))
+
+
+def _squeeze(self, axis=None):
+    return _call("_np_squeeze", (self,), dict(axis=axis))
+
+
+def _arg(op):
+    def method(self, axis=None, out=None):
+        return _call(op, (self,), dict(axis=axis, keepdims=False))
+    return method
+
+
 _NP_METHODS = {"reshape": _reshape, "transpose": _transpose, "sum": _reduction("_np_sum", True),
                "mean": _reduction("_npi_mean", True), "prod": _reduction("_np_prod", True),
-               "max": _reduction("_np_max", False), "min": _reduction("_np_min", False)}
+               "max": _reduction("_np_max", False), "min": _reduction("_np_min", False),
+               "flatten": _flatten, "squeeze": _squeeze, "argmax": _arg("_npi_argmax"),
+               "argmin": _arg("_npi_argmin")}
 
 
 def _either(name, np_method):
@@ -41,6 +59,8 @@ def _either(name, np_method):
     def method(self, *args, **kwargs):
         if _FLAGS.array:
             return np_method(self, *args, **kwargs)
+        if legacy is None:
+            raise AttributeError("'Symbol' object has no attribute '%s'" % name)
         return legacy(self, *args, **kwargs)
     method.__name__ = name
     method.__doc__ = "Under npx.set_np(): mx.np's %s; else %s" % (name, getattr(legacy, "__doc__", "") or "")

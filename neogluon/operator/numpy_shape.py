@@ -107,3 +107,20 @@ def np_transpose(a, *, axes):
         raise MXNetError("Operator _np_transpose: axes %s do not permute the axes of an array of shape %s"
                          % (tuple(axes), tuple(a.shape)))
     return a.permute(*[d % a.dim() for d in axes])
+
+
+@register("_np_squeeze", inputs=("a",), params=dict(axis=Shape(None)))
+def np_squeeze(a, *, axis):
+    """The size-1 axes removed (all, or those in ``axis``); no axes left gives a 0-d array."""
+    if axis is None:
+        return a.reshape(tuple(d for d in a.shape if d != 1))
+    drop = set()
+    for d in axis:
+        if not -a.dim() <= d < a.dim():
+            raise MXNetError("Operator _np_squeeze: axis %d is out of bounds for an array of shape %s"
+                             % (d, tuple(a.shape)))
+        if a.shape[d] != 1:
+            raise MXNetError("Operator _np_squeeze: cannot select an axis to squeeze out which has size not "
+                             "equal to one (axis %d of shape %s)" % (d, tuple(a.shape)))
+        drop.add(d % a.dim())
+    return a.reshape(tuple(s for i, s in enumerate(a.shape) if i not in drop))
