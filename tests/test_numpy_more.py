@@ -138,3 +138,19 @@ def test_hybridized_graphs_export_as_mxnet(name, tmp_path):
     net.export(str(tmp_path / "net"))
     nodes = json.load(open(str(tmp_path / "net-symbol.json")))["nodes"]
     assert [[n["op"], n.get("attrs", {})] for n in nodes if n["op"] != "null"] == rec["nodes"]
+
+
+def test_last_row_of_a_symbol():
+    """``x[-1]`` in a hybridized np-style block: MXNet 1.9.1 slices [-1, 0) and fails in its
+    reshape; neogluon slices to the end and gives the imperative value."""
+    from neogluon import gluon
+
+    class Net(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x[-1] + x[0]
+
+    net = Net()
+    x = np.array([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
+    want = net(x).asnumpy()
+    net.hybridize()
+    onp.testing.assert_array_equal(net(x).asnumpy(), want)

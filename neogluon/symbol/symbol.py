@@ -195,9 +195,9 @@ class Symbol:
         """``x[key]`` of a one-output symbol under ``npx.set_np()`` (MXNet's np symbols): basic
         indexing by ints, slices and tuples of them, as ``slice`` and ``_npx_reshape`` nodes."""
         from . import _internal
-        if isinstance(key, numbers.Integral):
-            return _internal._npx_reshape(_internal.slice(self, begin=[int(key)], end=[int(key) + 1]),
-                                          newshape=(-3, -4))
+        if isinstance(key, numbers.Integral):  # (x[-1] slices to the end: MXNet's [-1, 0) fails)
+            end = int(key) + 1 if key != -1 else None
+            return _internal._npx_reshape(_internal.slice(self, begin=[int(key)], end=[end]), newshape=(-3, -4))
         if isinstance(key, slice):
             if key.step == 0:
                 raise ValueError("slice step cannot be zero")
@@ -333,7 +333,8 @@ class Symbol:
         """No graph partitioning backends exist here: the symbol is returned unchanged."""
         return self
 
-    # ------------------------------------------------------------------ operators (no broadcasting)
+    # ------------------------------------------------------------------ operators (no broadcasting;
+    # under npx.set_np() the broadcasting _npi_* operators of MXNet's np symbols)
     def _binary(self, other, op_sym, op_scalar, reflected=False):
         from . import _internal
         numpy_mode = _NP_FLAGS.array  # traced under npx.set_np(): MXNet's np symbols, broadcasting _npi_* ops
