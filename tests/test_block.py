@@ -6,6 +6,7 @@ models and the nested parameter file from the shared MXNet fixtures.
 """
 import json
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -250,6 +251,83 @@ def test_gluon2_helpers():
         a(x).backward()
     a.zero_grad()
     assert all(float(abs(p.grad()).sum().asscalar()) == 0 for p in a.collect_params().values())
+
+
+class _Unscoped(gluon.HybridBlock):
+    """Children created outside name_scope(): MXNet 1.x names them dense<N>_ by a global counter."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Dense(3, in_units=2)
+        self.b = nn.Dense(1, in_units=3)
+
+    def hybrid_forward(self, F, x):
+        return self.b(self.a(x))
+
+
+def _scoped():
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(3, in_units=2), nn.Dense(1, in_units=3))
+    return net
+
+
+@pytest.mark.parametrize("make", [_scoped, _Unscoped], ids=["name_scope", "unscoped"])
+@pytest.mark.parametrize("form", ["ParameterDict", "dict", "structural"])
+def test_share_parameters_takes_collect_params(make, form):
+    """Gluon 2's share_parameters with what collect_params() returns (a ParameterDict by full
+    name in 1.x), a dict of it, or structural names: every Parameter is tied, none silently missed."""
+    a, b = make(), make()
+    a.initialize()
+    b.initialize()
+    shared = {"ParameterDict": a.collect_params(), "dict": dict(a.collect_params().items()),
+              "structural": a._collect_params_with_prefix()}[form]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b.share_parameters(shared)
+    assert [id(p) for p in b.collect_params().values()] == [id(p) for p in a.collect_params().values()]
+    x = nd.array([[1.0, 2.0]])
+    b.hybridize()
+    np.testing.assert_allclose(b(x).asnumpy(), a(x).asnumpy(), rtol=1e-6)
+
+
+def test_share_parameters_names_what_it_cannot_tie():
+    a, b = _scoped(), nn.HybridSequential()
+    with b.name_scope():
+        b.add(nn.Dense(3, in_units=2))
+    with pytest.warns(UserWarning, match="is not in the current model"):
+        b.share_parameters(a.collect_params())
+    with pytest.raises(ValueError, match="should be in type of Dict"):
+        b.share_parameters([1, 2])
+
+
+@pytest.mark.parametrize("make", [_scoped, _Unscoped], ids=["name_scope", "unscoped"])
+@pytest.mark.parametrize("form", ["collect_params", "full names", "save_parameters", "own full names"])
+def test_load_dict_takes_collect_params_and_save_parameters_keys(make, form, tmp_path):
+    a, b = make(), make()
+    a.initialize(mx.init.Uniform(1.0))
+    b.initialize(mx.init.Zero())
+    a.save_parameters(str(tmp_path / "a.params"))
+    source = {"collect_params": a.collect_params(),
+              "full names": {k: v.data() for k, v in a.collect_params().items()},
+              "save_parameters": nd.load(str(tmp_path / "a.params")),
+              "own full names": {k: a.collect_params()[n].data() for k, n in
+                                 zip(b.collect_params().keys(), a.collect_params().keys())}}[form]
+    b.load_dict(source)
+    for pa, pb in zip(a.collect_params().values(), b.collect_params().values()):
+        assert pa is not pb
+        np.testing.assert_array_equal(pb.data().asnumpy(), pa.data().asnumpy())
+
+
+def test_load_dict_names_a_missing_parameter():
+    a, b = _scoped(), _scoped()
+    a.initialize()
+    partial = {k: v.data() for k, v in list(a.collect_params().items())[:3]}
+    with pytest.raises(AssertionError, match="is missing in the dict"):
+        b.load_dict(partial)
+    b.initialize(mx.init.Zero())
+    b.load_dict(partial, allow_missing=True)
+    np.testing.assert_array_equal(b[1].weight.data().asnumpy(), a[1].weight.data().asnumpy())
 
 
 # ---------------------------------------------------------------------- hybridization

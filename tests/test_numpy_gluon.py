@@ -99,6 +99,48 @@ def test_rnn_reference_examples_verbatim(kind, hybridize):
     assert output.shape == (5, 3, 100) and isinstance(output, mx.np.ndarray)
 
 
+def _load_flat(layer, flat):
+    """MXNet 2's one flat ``rnn_param`` into the layer's per-gate Parameters (the fused order)."""
+    at = 0
+    for name in layer._flat_param_names():  # pylint: disable=protected-access
+        p = getattr(layer, name)
+        n = int(onp.prod(p.shape))
+        p.set_data(np.array(flat[at:at + n].reshape(p.shape)))
+        at += n
+    assert at == flat.size
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+@pytest.mark.parametrize("kind", ["RNN", "GRU", "LSTM"])
+def test_rnn_reference_examples_give_mxnet2_values(kind, hybridize):
+    """The page's examples with MXNet 2.0.0b1's parameters and inputs give its outputs, states
+    and gradients (tools/make_fixtures_rnn_page_mx2.py)."""
+    rec = dict(onp.load(os.path.join(FIXTURES, "rnn_page_mx2_%s.npz" % kind)))
+    layer = getattr(mx.gluon.rnn, kind)(100, 3)
+    layer.initialize()
+    if hybridize:
+        layer.hybridize()
+    input = np.array(rec["input"])  # pylint: disable=redefined-builtin
+    layer(input)  # the shapes of the deferred parameters
+    _load_flat(layer, rec["rnn_param"])
+    tag = "hybrid_" if hybridize else ""
+    output = layer(input)
+    onp.testing.assert_allclose(output.asnumpy(), rec[tag + "output0"], rtol=1e-4, atol=1e-5)
+    states = [np.array(rec["state%d" % i]) for i in range(2 if kind == "LSTM" else 1)]
+    output, hn = layer(input, states if kind == "LSTM" else states[0])
+    onp.testing.assert_allclose(output.asnumpy(), rec[tag + "output"], rtol=1e-4, atol=1e-5)
+    for i, h in enumerate(hn):
+        onp.testing.assert_allclose(h.asnumpy(), rec[tag + "hn%d" % i], rtol=1e-4, atol=1e-5)
+    input.attach_grad()
+    with autograd.record():
+        out, _ = layer(input, states if kind == "LSTM" else states[0])
+        (out * np.array(rec["head"])).sum().backward()
+    onp.testing.assert_allclose(input.grad.asnumpy(), rec["grad_input"], rtol=1e-3, atol=1e-5)
+    flat_grad = onp.concatenate([getattr(layer, n).grad().asnumpy().reshape(-1)
+                                 for n in layer._flat_param_names()])  # pylint: disable=protected-access
+    onp.testing.assert_allclose(flat_grad, rec["grad_rnn_param"], rtol=1e-3, atol=1e-4)
+
+
 def test_switches_and_decorators():
     npx.reset_np()
     assert not npx.is_np_array() and not npx.is_np_shape()
@@ -166,7 +208,7 @@ def test_names_against_mxnet():
     import types
     names = json.load(open(os.path.join(FIXTURES, "names.json")))
     mods = {"np": np, "np.random": np.random, "np.linalg": np.linalg, "npx": npx}
-    floor = {"np": 196, "np.random": 18, "np.linalg": 11, "npx": 48}
+    floor = {"np": 284, "np.random": 20, "np.linalg": 20, "npx": 56}
     for key, mod in mods.items():
         mine = {n for n in dir(mod) if not n.startswith("_") and not isinstance(getattr(mod, n), types.ModuleType)}
         extra = mine - set(names[key]) - (NPX_EXTRAS if key == "npx" else set())

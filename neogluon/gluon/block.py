@@ -258,14 +258,44 @@ class Block:
                   dtype_source="current", device=None):
         """Load parameters from a dict of structural names (``features.0.weight``) or full names to NDArrays."""
         ctx = _pick_ctx(ctx, device)
-        params = self._collect_params_with_prefix()
-        if param_dict and not any("." in i for i in param_dict):
-            full = {self.prefix + k if not k.startswith(self.prefix) else k: v for k, v in param_dict.items()}
-            by_name = self.collect_params()
-            params = {name: by_name[name] for name in by_name.keys()}
-            param_dict = full
-        self._load_structural(param_dict, params, "the dict", ctx, allow_missing, ignore_extra,
+        values = {k: v._reduce() if isinstance(v, Parameter) else v for k, v in param_dict.items()}
+        self._load_structural(self._as_structural(values, getattr(param_dict, "prefix", None)),
+                              self._collect_params_with_prefix(), "the dict", ctx, allow_missing, ignore_extra,
                               cast_dtype, dtype_source)
+
+    def _as_structural(self, mapping, prefix=None):
+        """``mapping`` keyed by this block's structural names (``0.weight``): keys already
+        structural or ``arg:``/``aux:``-tagged stay; full names (``collect_params()`` of this
+        block, or of another block of the same architecture with ``prefix``, its ParameterDict's
+        prefix, else the keys' common prefix) are matched by the name after the prefix, then,
+        when that leaves some unmatched and the counts agree, by position (``collect_params()``
+        lists Parameters in structural order). Unmatched keys stay as they are, so the caller's
+        error or warning names them."""
+        ours = self._collect_params_with_prefix()
+        items = [(k[4:] if k.startswith(("arg:", "aux:")) else k, v) for k, v in mapping.items()]
+        if all(k in ours for k, _ in items):
+            return dict(items)
+        by_full, order = {}, []
+        for key, param in ours.items():
+            if param.name not in by_full:
+                by_full[param.name] = key
+                order.append(key)
+        if prefix is None:
+            prefix = _common_prefix([k for k, _ in items])
+            prefix = prefix[:prefix.rfind("_") + 1]
+        relative = {name[len(self.prefix):]: key for name, key in by_full.items() if name.startswith(self.prefix)}
+        out, unmatched = {}, []
+        for k, v in items:
+            key = k if k in ours else by_full.get(k) or (k.startswith(prefix) and relative.get(k[len(prefix):]))
+            if key:
+                out[key] = v
+            else:
+                unmatched.append((k, v))
+        if unmatched and len(items) == len(order) and all(
+                _shapes_agree(ours[key].shape, getattr(v, "shape", None)) for key, (_, v) in zip(order, items)):
+            return dict(zip(order, (v for _, v in items)))
+        out.update(unmatched)
+        return out
 
     def _load_structural(self, loaded, params, where, ctx, allow_missing, ignore_extra, cast_dtype, dtype_source):
         if not allow_missing:
@@ -343,12 +373,15 @@ class Block:
             setattr(p, name, value)
 
     def share_parameters(self, shared):
-        """Use the Parameters of ``shared`` (structural name -> Parameter, e.g. another block's
-        ``_collect_params_with_prefix()``) in place of this block's; returns this block."""
+        """Use the Parameters of ``shared`` in place of this block's; returns this block.
+        ``shared`` is MXNet 2's dict of structural names (``0.weight``) or what MXNet 1.x's
+        ``collect_params()`` returns (a ParameterDict, or a ``dict`` of it, by full name) for
+        this block or another of the same architecture."""
         if shared is None:
             return self
-        if not isinstance(shared, dict):
+        if not isinstance(shared, (dict, ParameterDict)):
             raise ValueError("'shared' should be in type of Dict. Get type {}!".format(type(shared)))
+        shared = self._as_structural(shared, getattr(shared, "prefix", None))
         remaining = set(shared.keys())
         self._share(shared, remaining)
         for name in remaining:
@@ -597,12 +630,14 @@ class HybridBlock(Block):
     def _build_cache(self, *args):
         data, out = self._get_graph(*args)
         data_names = {d.name: i for i, d in enumerate(data)}
-        params = self.collect_params()
+        params = dict(self.collect_params().items())
+        params.update({p.name: p for p in params.values() if p.name not in params})  # a shared Parameter's name
         input_names = out.list_inputs()
         expected = set(input_names)
         for name in expected:
             assert name in params or name in data_names, "Unknown input to HybridBlock: %s" % name
-        _cached.check_unused(data_names, expected, list(params.keys()))
+        _cached.check_unused(data_names, expected, [k if k in expected else p.name
+                                                    for k, p in self.collect_params().items()])
         try:
             for name in input_names:
                 if name in params:
@@ -863,6 +898,13 @@ def _is_symbolic(args):
         if isinstance(a, (Symbol, _cached.Traced)) or isinstance(a, (list, tuple)) and _is_symbolic(a):
             return True
     return False
+
+
+def _shapes_agree(shape, other):
+    """Whether two Parameter shapes can be the same (0 or unknown is any size)."""
+    if not shape or not other:
+        return True
+    return len(shape) == len(other) and all(a in (0, b) or b == 0 for a, b in zip(shape, other))
 
 
 def _common_prefix(names):

@@ -48,12 +48,12 @@ def _arr(x, like=None):
 # ---------------------------------------------------------------------- creation
 def zeros(shape, dtype=None, order="C", ctx=None, device=None):
     """An array of zeros, float32 by default."""
-    return _call("_zeros", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+    return _call("_npi_zeros", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype)))
 
 
 def ones(shape, dtype=None, order="C", ctx=None, device=None):
     """An array of ones, float32 by default."""
-    return _call("_ones", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+    return _call("_npi_ones", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype)))
 
 
 def empty(shape, dtype=None, order="C", ctx=None, device=None):
@@ -65,20 +65,29 @@ def full(shape, fill_value, dtype=None, order="C", ctx=None, device=None, out=No
     """An array filled with ``fill_value`` (float32 unless ``dtype``; an array value is broadcast)."""
     if isinstance(fill_value, _NDArray):
         return broadcast_to(fill_value.astype(dtype or fill_value.dtype), _shape(shape))
-    return _call("_full", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype),
-                                   value=float(fill_value)), out)
+    value = fill_value if type(fill_value) in (int, float) else float(fill_value)  # as given: MXNet's attribute
+    return _call("_full", (), dict(shape=_shape(shape), ctx=_ctx(ctx, device), dtype=_dt(dtype), value=value), out)
 
 
 def zeros_like(a, dtype=None, order="C", ctx=None, device=None, out=None):
-    return zeros(a.shape, dtype or a.dtype, ctx=ctx or a.context, device=device)
+    """Zeros of ``a``'s shape and dtype (operator ``_npi_full_like``)."""
+    return full_like(a, 0, dtype, order, ctx, device, out)
 
 
 def ones_like(a, dtype=None, order="C", ctx=None, device=None, out=None):
-    return ones(a.shape, dtype or a.dtype, ctx=ctx or a.context, device=device)
+    """Ones of ``a``'s shape and dtype (operator ``_npi_full_like``)."""
+    return full_like(a, 1, dtype, order, ctx, device, out)
 
 
 def full_like(a, fill_value, dtype=None, order="C", ctx=None, device=None, out=None):
-    return full(a.shape, fill_value, dtype or a.dtype, ctx=ctx or a.context, device=device)
+    """``fill_value`` in ``a``'s shape and dtype (an array value is broadcast)."""
+    if isinstance(fill_value, _NDArray):
+        return full(a.shape, fill_value, dtype or a.dtype, ctx=ctx or a.context, device=device)
+    attrs = dict(fill_value=fill_value if type(fill_value) in (int, float) else float(fill_value),
+                 ctx=_ctx(ctx, device) if ctx or device or isinstance(a, _Symbol) else str(a.context))
+    if dtype is not None:
+        attrs["dtype"] = _onp.dtype(dtype).name
+    return _call("_npi_full_like", (a,), attrs, out)
 
 
 def empty_like(prototype, dtype=None, order="C", subok=False, shape=None):
@@ -89,20 +98,22 @@ def arange(start, stop=None, step=1, dtype=None, ctx=None, device=None):
     """``np.arange``: float32 by default (MXNet's, not NumPy's int64)."""
     if stop is None:
         start, stop = 0, start
-    return _call("_arange", (), dict(start=start, stop=stop, step=step, ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+    return _call("_npi_arange", (), dict(start=start, stop=stop, step=step, ctx=_ctx(ctx, device), dtype=_dt(dtype)))
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, ctx=None, device=None):
     """``np.linspace``; with ``retstep`` also the step."""
-    r = _call("_linspace", (), dict(start=start, stop=stop, num=num, endpoint=endpoint,
-                                    ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+    attrs = dict(start=start, stop=stop, num=num, endpoint=endpoint, ctx=_ctx(ctx, device))
+    if dtype is not None:  # (float32 by default; MXNet writes no dtype then)
+        attrs["dtype"] = _dt(dtype)
+    r = _call("_linspace", (), attrs)
     if retstep:
         return r, (stop - start) / ((num - 1) if endpoint else num)
     return r
 
 
 def eye(N, M=None, k=0, dtype=None, ctx=None, device=None):
-    return _call("_eye", (), dict(N=N, M=M or 0, k=k, ctx=_ctx(ctx, device), dtype=_dt(dtype)))
+    return _call("_npi_eye", (), dict(N=N, M=M, k=k, ctx=_ctx(ctx, device), dtype=_dt(dtype)))
 
 
 def identity(n, dtype=None, ctx=None, device=None):
@@ -228,10 +239,15 @@ def _reduce(name, op, has_dtype=True):
 
     def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
         if axis is None and dtype is None and out is None and not keepdims and initial is None:
+            if isinstance(a, _Symbol):
+                return _call(op, (a,))  # a graph node without attributes, as MXNet writes it
             return _np(operator.call((a,)))  # a.sum(): the operator's plain entry
-        attrs = dict(axis=axis, keepdims=keepdims)
+        attrs = dict(axis=axis, keepdims=keepdims)  # (dtype and initial only when given, as MXNet writes them)
         if has_dtype:
-            attrs.update(dtype=None if dtype is None else _onp.dtype(dtype).name, initial=initial)
+            if dtype is not None:
+                attrs["dtype"] = _onp.dtype(dtype).name
+            if initial is not None:
+                attrs["initial"] = initial
         elif initial is not None:
             raise _MXNetError("np.%s: initial= is not supported" % name)
         return _call(op, (a,), attrs, out)
@@ -311,6 +327,8 @@ def reshape(a, newshape, order="C"):
     if order != "C":
         raise NotImplementedError("np.reshape: only order='C' is supported (as in MXNet)")
     shape = _shape(newshape)
+    if isinstance(a, _Symbol):  # a graph node: its size is known when the graph runs
+        return _call("_np_reshape", (a,), dict(newshape=shape, order=order))
     if _builtins.any(d < -1 for d in shape) or _builtins.sum(1 for d in shape if d == -1) > 1:
         raise _MXNetError("np.reshape: invalid shape %s for an array of shape %s" % (shape, a.shape))
     if isinstance(a, ndarray) and 0 in shape and a.size:
@@ -321,15 +339,11 @@ def reshape(a, newshape, order="C"):
             known *= d
     if -1 not in shape and known != a.size or -1 in shape and (known == 0 or a.size % known):
         raise _MXNetError("np.reshape: cannot reshape array of size %d into shape %s" % (a.size, shape))
-    if -1 in shape:
-        shape = tuple(a.size // known if d == -1 else d for d in shape)
-    if shape:
-        return _call("Reshape", (a,), dict(shape=shape))
-    return _call("Reshape", (a,), dict(shape=(1,)))[0]  # a 0-d array: the one element
+    return _call("_np_reshape", (a,), dict(newshape=shape, order=order))
 
 
 def transpose(a, axes=None):
-    return _call("transpose", (a,), dict(axes=() if axes is None else tuple(axes)))
+    return _call("_np_transpose", (a,), dict(axes=None if axes is None else tuple(axes)))
 
 
 def swapaxes(a, axis1, axis2):
@@ -347,7 +361,8 @@ def expand_dims(a, axis):
 
 
 def squeeze(a, axis=None):
-    return _call("squeeze", (a,), dict(axis=axis))
+    """The size-1 axes removed (operator ``_np_squeeze``; a 0-d array when none is left)."""
+    return _call("_np_squeeze", (a,), dict(axis=axis))
 
 
 def ravel(x, order="C"):
@@ -535,6 +550,20 @@ def isfinite(x):
 
 
 from .extras import *  # noqa: E402,F401,F403  (more functions, compositions of the above)
+from ._integer import *  # noqa: E402,F401,F403  (bitwise functions, lcm, isposinf/isneginf)
+from ._counting import *  # noqa: E402,F401,F403  (unique, bincount, histogram, percentile)
+from ._editing import *  # noqa: E402,F401,F403  (pad, insert, delete, ediff1d, diagflat, ...)
+from ._windows import *  # noqa: E402,F401,F403  (blackman, hamming, hanning, indices)
+from . import arrayprint, io, stride_tricks, function_base, utils  # noqa: E402
+from .arrayprint import set_printoptions  # noqa: E402,F401
+from .io import genfromtxt  # noqa: E402,F401
+from .stride_tricks import broadcast_arrays  # noqa: E402,F401
+from . import _symbol_methods  # noqa: E402,F401  (x.reshape(), x.T, x.sum(), ... of symbols under set_np())
+from . import fallback  # noqa: E402  (NumPy's own functions, run as MXNet runs them)
+for _name in fallback.OWN:
+    globals()[_name] = getattr(fallback, _name)
+for _name in fallback.OTHERS:  # MXNet's fallback module also names these, which mx.np implements itself
+    setattr(fallback, _name, globals()[_name])
 
 # methods of ndarray that are these functions (the array binds as the first argument)
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum", "squeeze", "expand_dims",

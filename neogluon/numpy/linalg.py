@@ -1,8 +1,12 @@
 """``mx.np.linalg``: MXNet 1.9.1's NumPy-interface linear algebra, over the ``_npi_*``
 operators of ``neogluon/operator/numpy_linalg.py``."""
 from .multiarray import call as _call
+from . import fallback_linalg
+from .fallback_linalg import cond, lstsq, matrix_power, matrix_rank, multi_dot  # noqa: F401  (NumPy's)
 
-__all__ = ["norm", "inv", "det", "slogdet", "svd", "cholesky", "qr", "solve", "pinv", "eigh", "eigvalsh"]
+__all__ = ["norm", "inv", "det", "slogdet", "svd", "cholesky", "qr", "solve", "pinv", "eigh", "eigvalsh", "eig",
+           "eigvals", "tensorinv", "tensorsolve"]
+__all__ += fallback_linalg.__all__
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # pylint: disable=redefined-builtin
@@ -50,3 +54,25 @@ def eigh(a, UPLO="L"):
 
 def eigvalsh(a, UPLO="L"):
     return _call("_npi_eigvalsh", (a,), dict(UPLO=UPLO))
+
+
+def eig(a):
+    """Eigenvalues and right eigenvectors (real: a complex eigenvalue is an error, as in MXNet)."""
+    return tuple(_call("_npi_eig", (a,)))
+
+
+def eigvals(a):
+    return _call("_npi_eigvals", (a,))
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` as a map from its first ``ind`` axes to the others."""
+    return _call("_npi_tensorinv", (a,), dict(ind=ind))
+
+
+def tensorsolve(a, b, axes=None):
+    """``x`` with ``tensordot(a, x, x.ndim) == b``."""
+    return _call("_npi_tensorsolve", (a, b), dict(a_axes=tuple(axes) if axes else ()))
+
+
+fallback_linalg.qr = qr  # MXNet lists qr among its fallbacks; here it is the operator

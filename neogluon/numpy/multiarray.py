@@ -9,6 +9,8 @@ special codes), ``T``/``item``/``tolist`` and a NumPy ``repr``. ``as_np_ndarray`
 ``Operator.call``; the result of the registry's calls is re-typed here (one class
 assignment, the layouts are the same).
 """
+import threading
+
 import numpy as _onp
 import torch
 
@@ -222,10 +224,22 @@ def as_np(res):
     return res
 
 
+class _Building(threading.local):
+    """Whether ``F.np``'s functions run in a traced ``hybrid_forward(F, ...)`` (set by
+    ``npx``'s symbolic ``F.np``): operators without inputs (``zeros``, ``arange``, the
+    samplers) then make graph nodes too, as ``mx.sym.np``'s do in MXNet."""
+    symbolic = False
+
+
+BUILDING = _Building()
+
+
 def call(name, inputs, attrs=None, out=None):
     """Run the registered operator ``name`` (``Operator.call``) and give ``mx.np`` arrays;
     on Symbols (``hybrid_forward(F, ...)`` with ``F.np``) the call makes a graph node."""
     op = _REG.get(name)
+    if not inputs and BUILDING.symbolic:
+        return op.call(inputs, attrs, out, None, _compose(None, None, op.name))
     for x in inputs:
         if isinstance(x, _Symbol):
             return op.call(inputs, attrs, out, None, _compose(None, None, op.name))

@@ -8,7 +8,8 @@ from ..context import as_context as _as_context, current_context as _current
 from ..ndarray import NDArray as _NDArray
 from .multiarray import call as _call, array as _array
 
-__all__ = ["uniform", "normal", "randn", "rand", "randint", "choice", "shuffle"]
+__all__ = ["uniform", "normal", "randn", "rand", "randint", "choice", "shuffle", "multinomial",
+           "multivariate_normal"]
 
 
 def _size(size):
@@ -158,3 +159,41 @@ def power(a, size=None, ctx=None, device=None, out=None):
 
 __all__ += ["exponential", "gamma", "beta", "chisquare", "lognormal", "gumbel", "logistic", "rayleigh",
             "weibull", "pareto", "power"]
+
+
+def multinomial(n, pvals, size=None, **kwargs):
+    """Counts of ``n`` draws over the outcomes of ``pvals`` (a list, or an ``mx.np`` array):
+    shape ``size + (len(pvals),)``, int64."""
+    if isinstance(pvals, _NDArray):
+        return _call("_npi_multinomial", (pvals,), dict(pvals=None, n=n, size=_size(size) if size else None))
+    if isinstance(pvals, _onp.ndarray):
+        raise ValueError("numpy ndarray is not supported!")
+    if any(isinstance(i, list) for i in pvals):
+        raise ValueError("object too deep for desired array")
+    return _call("_npi_multinomial", (), dict(n=n, pvals=[float(p) for p in pvals],
+                                              size=_size(size) if size else None))
+
+
+def multivariate_normal(mean, cov, size=None, check_valid=None, tol=None):
+    """Samples of the normal distribution of ``mean`` (..., k) and covariance ``cov`` (..., k, k),
+    as MXNet draws them: ``mean + einsum('...jk,...j->...k', cholesky(cov), noise)``; shape
+    ``size + mean.shape`` (size=None: broadcast of mean and cov's batch)."""
+    from . import einsum, linalg, broadcast_to
+    if check_valid is not None:
+        raise NotImplementedError("Parameter `check_valid` is not supported")
+    if tol is not None:
+        raise NotImplementedError("Parameter `tol` is not supported")
+    if mean.ndim < 1:
+        raise ValueError("mean must be at least 1 dimensional")
+    if cov.ndim < 2:
+        raise ValueError("cov must be at least 2 dimensional")
+    if cov.shape[-1] != cov.shape[-2] or cov.shape[-1] != mean.shape[-1]:
+        raise ValueError("the shapes of mean %s and cov %s do not match" % (mean.shape, cov.shape))
+    batch = _onp.broadcast_shapes(mean.shape[:-1], cov.shape[:-2])
+    shape = _size(size) + tuple(batch) + mean.shape[-1:]
+    if cov.dtype == _onp.float16:
+        scale = linalg.cholesky(cov.astype("float32")).astype("float16")
+    else:
+        scale = linalg.cholesky(cov)
+    noise = normal(size=shape, dtype=mean.dtype, ctx=mean.context)
+    return broadcast_to(mean, shape) + einsum("...jk,...j->...k", scale, noise)

@@ -7,15 +7,19 @@ functions are generated from the same operators): it is that generated function,
 results given as ``mx.np.ndarray``.
 """
 import functools as _functools
+import types as _types
 
 from ..context import Context, cpu, gpu, cpu_pinned, current_context, num_gpus  # noqa: F401
 from ..np_mode import (set_np, reset_np, is_np_array, is_np_shape, use_np, use_np_array,  # noqa: F401
                     use_np_shape, np_array, np_shape, set_np_shape)
+from ..base import classproperty, with_metaclass  # noqa: F401  (MXNet's npx has them from mxnet.base)
+from ..context import gpu_memory_info  # noqa: F401
+from ..util import get_cuda_compute_capability  # noqa: F401
 from .. import ndarray as _nd
 from .. import symbol as _sym
 from ..symbol import Symbol as _Symbol
 from ..ndarray import NDArray as _NDArray
-from ..numpy.multiarray import as_np as _np, call as _call
+from ..numpy.multiarray import as_np as _np, call as _call, BUILDING as _BUILDING
 
 __all__ = ["set_np", "reset_np", "is_np_array", "is_np_shape", "use_np", "use_np_array", "use_np_shape",
            "cpu", "gpu", "num_gpus", "current_context", "waitall", "save", "load", "reshape"]
@@ -66,11 +70,21 @@ _OPERATORS = {
     "gather_nd": "gather_nd", "smooth_l1": "smooth_l1", "leaky_relu": "LeakyReLU", "erf": "erf",
     "erfinv": "erfinv", "gamma": "gamma", "gammaln": "gammaln", "reshape_like": "reshape_like",
     "shape_array": "shape_array", "slice": "slice", "roi_pooling": "ROIPooling", "cast": "Cast",
+    "multibox_prior": "_contrib_MultiBoxPrior", "multibox_target": "_contrib_MultiBoxTarget",
+    "multibox_detection": "_contrib_MultiBoxDetection",
 }
 for _name, _op in _OPERATORS.items():
     if hasattr(_nd, _op) or _op.startswith("_contrib_") and hasattr(_nd.contrib, _op[len("_contrib_"):]):
         globals()[_name] = _npx(_name, _op)
         __all__.append(_name)
+
+
+def constraint_check(x, msg):
+    """A 0-d ``True`` when every element of the boolean ``x`` is true, else ``ValueError(msg)``."""
+    return _call("_npx_constraint_check", (x,), dict(msg=msg))
+
+
+__all__.append("constraint_check")
 
 
 def reshape(a, newshape, reverse=False, order="C"):
@@ -95,17 +109,44 @@ from . import random  # noqa: E402,F401
 class _WithNumpy:
     """``F`` of ``hybrid_forward(self, F, x)`` under ``npx.set_np()``: ``mx.nd`` or ``mx.sym``
     with ``F.np`` and ``F.npx`` (MXNet 1.9.1's ``mx.nd.np``/``mx.sym.np``), which are
-    ``mx.np``/``mx.npx`` here: their functions take arrays or Symbols."""
+    ``mx.np``/``mx.npx`` here: their functions take arrays or Symbols (for ``mx.sym``, the
+    functions without array inputs make graph nodes, see :class:`_Symbolic`)."""
 
-    def __init__(self, base):
+    def __init__(self, base, symbolic=False):
         from .. import numpy as _mxnp
         import sys
         self._base = base
-        self.np = _mxnp
-        self.npx = sys.modules[__name__]
+        self.np = _Symbolic(_mxnp) if symbolic else _mxnp
+        self.npx = _Symbolic(sys.modules[__name__]) if symbolic else sys.modules[__name__]
 
     def __getattr__(self, name):
         return getattr(self._base, name)
 
 
-_ND_F, _SYM_F = _WithNumpy(_nd), _WithNumpy(_sym)
+class _Symbolic:
+    """``F.np`` (``F.np.random``, ``F.npx``, ...) of a traced ``hybrid_forward``: the module's
+    functions, run so that array makers without array inputs (``F.np.zeros((2, 3))``,
+    ``F.np.random.uniform(size=...)``) give graph nodes rather than constant arrays."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattr__(self, name):
+        obj = getattr(self._module, name)
+        if isinstance(obj, _types.ModuleType):
+            return _Symbolic(obj)
+        if not callable(obj) or isinstance(obj, type):
+            return obj
+
+        @_functools.wraps(obj)
+        def symbolic(*args, **kwargs):
+            before = _BUILDING.symbolic
+            _BUILDING.symbolic = True
+            try:
+                return obj(*args, **kwargs)
+            finally:
+                _BUILDING.symbolic = before
+        return symbolic
+
+
+_ND_F, _SYM_F = _WithNumpy(_nd), _WithNumpy(_sym, symbolic=True)

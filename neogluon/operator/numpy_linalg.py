@@ -6,7 +6,7 @@ and ``mx.np.linalg``, on ``torch.linalg`` (batched over leading axes, as MXNet's
 import torch
 
 from ..base import MXNetError
-from .registry import Any, Bool, Float, Int, Str, register
+from .registry import Any, Bool, Float, Int, Shape, Str, register
 
 __all__ = []
 
@@ -69,3 +69,58 @@ def qr(A):
 def eigh(A, *, UPLO):
     """Eigenvalues (ascending) and eigenvectors of symmetric matrices."""
     return tuple(torch.linalg.eigh(A, UPLO=UPLO))
+
+
+def _real_eig(name, A):
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        raise MXNetError("Operator %s: the input must be (batches of) square matrices, got shape %s"
+                         % (name, tuple(A.shape)))
+    w, v = torch.linalg.eig(A)
+    if bool((w.imag != 0).any()):
+        raise MXNetError("Operator %s: complex eigenvalues are not supported (input of shape %s)"
+                         % (name, tuple(A.shape)))
+    return w.real.to(A.dtype), v.real.to(A.dtype)
+
+
+@register("_npi_eig", inputs=("A",), num_outputs=2)
+def eig(A):
+    """Eigenvalues and right eigenvectors of real square matrices with real eigenvalues
+    (MXNet 1.9.1 has no complex arrays: a complex eigenvalue is an error)."""
+    return _real_eig("_npi_eig", A)
+
+
+@register("_npi_eigvals", inputs=("A",))
+def eigvals(A):
+    """The eigenvalues of ``_npi_eig``."""
+    return _real_eig("_npi_eigvals", A)[0]
+
+
+def _prod(shape):
+    out = 1
+    for d in shape:
+        out *= d
+    return out
+
+
+@register("_npi_tensorinv", inputs=("a",), params=dict(ind=Int(2)))
+def tensorinv(a, *, ind):
+    """The inverse of ``a`` as a map from its first ``ind`` axes to the others: shape
+    ``a.shape[ind:] + a.shape[:ind]``."""
+    head, tail = tuple(a.shape[:ind]), tuple(a.shape[ind:])
+    if ind <= 0 or _prod(head) != _prod(tail):
+        raise MXNetError("Operator _npi_tensorinv: an array of shape %s is not square for ind=%d"
+                         % (tuple(a.shape), ind))
+    return torch.linalg.inv(a.reshape(_prod(head), -1)).reshape(tail + head)
+
+
+@register("_npi_tensorsolve", inputs=("a", "b"), params=dict(a_axes=Shape(())))
+def tensorsolve(a, b, *, a_axes):
+    """``x`` with ``tensordot(a, x, x.ndim) == b`` (``a_axes`` moved to the end first)."""
+    if a_axes:
+        rest = [d for d in range(a.dim()) if d not in [x % a.dim() for x in a_axes]]
+        a = a.permute(rest + [x % a.dim() for x in a_axes])
+    xshape = tuple(a.shape[b.dim():])
+    if _prod(xshape) != b.numel():
+        raise MXNetError("Operator _npi_tensorsolve: a of shape %s and b of shape %s do not make a square system"
+                         % (tuple(a.shape), tuple(b.shape)))
+    return torch.linalg.solve(a.reshape(b.numel(), -1), b.reshape(-1)).reshape(xshape)

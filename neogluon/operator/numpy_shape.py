@@ -7,6 +7,7 @@ from ..base import MXNetError
 import torch
 
 from .registry import Bool, Float, Int, Shape, Str, register
+from .shape import _reshape_infer_inputs  # one unknown input dimension from the output's size
 
 __all__ = []
 
@@ -79,3 +80,47 @@ def npx_shape(src, codes, reverse=False, name="_npx_reshape"):
 def npx_reshape(a, *, newshape, reverse):
     """``npx.reshape(a, newshape, reverse)``."""
     return a.reshape(npx_shape(tuple(a.shape), newshape, reverse))
+
+
+@register("_np_reshape", inputs=("a",), params=dict(newshape=Shape(), order=Str("C")),
+          infer_inputs=_reshape_infer_inputs)
+def np_reshape(a, *, newshape, order):
+    """NumPy's reshape (one -1 inferred; no special codes): ``np.reshape`` and ``x.reshape``."""
+    if order != "C":
+        raise MXNetError("Operator _np_reshape: only order='C' is supported, got %r" % order)
+    if sum(d == -1 for d in newshape) > 1 or any(d < -1 for d in newshape):
+        raise MXNetError("Operator _np_reshape: invalid shape %s for an array of shape %s"
+                         % (tuple(newshape), tuple(a.shape)))
+    try:
+        return a.reshape(tuple(newshape))
+    except RuntimeError:
+        raise MXNetError("Operator _np_reshape: cannot reshape array of shape %s into shape %s"
+                         % (tuple(a.shape), tuple(newshape))) from None
+
+
+@register("_np_transpose", inputs=("a",), params=dict(axes=Shape(None)))
+def np_transpose(a, *, axes):
+    """The axes permuted (reversed when ``axes`` is None)."""
+    if axes is None or len(axes) == 0:
+        return a.permute(*range(a.dim() - 1, -1, -1))
+    if len(axes) != a.dim() or sorted(d % a.dim() for d in axes) != list(range(a.dim())):
+        raise MXNetError("Operator _np_transpose: axes %s do not permute the axes of an array of shape %s"
+                         % (tuple(axes), tuple(a.shape)))
+    return a.permute(*[d % a.dim() for d in axes])
+
+
+@register("_np_squeeze", inputs=("a",), params=dict(axis=Shape(None)))
+def np_squeeze(a, *, axis):
+    """The size-1 axes removed (all, or those in ``axis``); no axes left gives a 0-d array."""
+    if axis is None:
+        return a.reshape(tuple(d for d in a.shape if d != 1))
+    drop = set()
+    for d in axis:
+        if not -a.dim() <= d < a.dim():
+            raise MXNetError("Operator _np_squeeze: axis %d is out of bounds for an array of shape %s"
+                             % (d, tuple(a.shape)))
+        if a.shape[d] != 1:
+            raise MXNetError("Operator _np_squeeze: cannot select an axis to squeeze out which has size not "
+                             "equal to one (axis %d of shape %s)" % (d, tuple(a.shape)))
+        drop.add(d % a.dim())
+    return a.reshape(tuple(s for i, s in enumerate(a.shape) if i not in drop))

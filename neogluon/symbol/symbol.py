@@ -13,7 +13,23 @@ import numpy as np
 from .. import attribute as _attribute
 from .. import name as _name
 from ..base import MXNetError, NotImplementedForSymbol, DTYPE_TO_FLAG
+from ..np_mode import FLAGS as _NP_FLAGS
 from ..operator import registry
+
+# the operators of Symbol arithmetic under npx.set_np() (MXNet's np symbols: broadcasting,
+# NumPy dtype rules), by the legacy operator they replace
+_NUMPY_OPS = {
+    "_Plus": "_npi_add", "_PlusScalar": "_npi_add_scalar", "_Minus": "_npi_subtract",
+    "_MinusScalar": "_npi_subtract_scalar", "_RMinusScalar": "_npi_rsubtract_scalar", "_Mul": "_npi_multiply",
+    "_MulScalar": "_npi_multiply_scalar", "_Div": "_npi_true_divide", "_DivScalar": "_npi_true_divide_scalar",
+    "_RDivScalar": "_npi_rtrue_divide_scalar", "_Mod": "_npi_mod", "_ModScalar": "_npi_mod_scalar",
+    "_RModScalar": "_npi_rmod_scalar", "_Power": "_npi_power", "_PowerScalar": "_npi_power_scalar",
+    "_rpower_scalar": "_npi_rpower_scalar", "_equal": "_npi_equal", "_equal_scalar": "_npi_equal_scalar",
+    "_not_equal": "_npi_not_equal", "_not_equal_scalar": "_npi_not_equal_scalar", "_greater": "_npi_greater",
+    "_greater_scalar": "_npi_greater_scalar", "_greater_equal": "_npi_greater_equal",
+    "_greater_equal_scalar": "_npi_greater_equal_scalar", "_lesser": "_npi_less", "_lesser_scalar": "_npi_less_scalar",
+    "_lesser_equal": "_npi_less_equal", "_lesser_equal_scalar": "_npi_less_equal_scalar",
+}
 
 __all__ = ["Symbol", "Node", "var", "Variable", "Group", "create", "topo_order"]
 
@@ -163,6 +179,8 @@ class Symbol:
         return (Symbol([o]) for o in self._outputs)
 
     def __getitem__(self, index):
+        if _NP_FLAGS.array and len(self._outputs) == 1 and isinstance(index, (numbers.Integral, slice, tuple)):
+            return self._np_getitem(index)
         if isinstance(index, slice):
             return Symbol(self._outputs[index])
         if isinstance(index, str):
@@ -177,6 +195,39 @@ class Symbol:
             raise IndexError("Symbol index %s out of range: the symbol has %d outputs"
                              % (index, len(self._outputs)))
         return Symbol([self._outputs[index]])
+
+    def _np_getitem(self, key):
+        """``x[key]`` of a one-output symbol under ``npx.set_np()`` (MXNet's np symbols): basic
+        indexing by ints, slices and tuples of them, as ``slice`` and ``_npx_reshape`` nodes."""
+        from . import _internal
+        if isinstance(key, numbers.Integral):  # (x[-1] slices to the end: MXNet's [-1, 0) fails)
+            end = int(key) + 1 if key != -1 else None
+            return _internal._npx_reshape(_internal.slice(self, begin=[int(key)], end=[end]), newshape=(-3, -4))
+        if isinstance(key, slice):
+            if key.step == 0:
+                raise ValueError("slice step cannot be zero")
+            return _internal.slice(self, begin=[key.start], end=[key.stop], step=key.step)
+        if not key:
+            return self
+        begin, end, step, new_shape = [], [], [], ()
+        for index in key:
+            if isinstance(index, slice):
+                if index.step == 0:
+                    raise ValueError("slice step cannot be zero")
+                begin.append(index.start)
+                end.append(index.stop)
+                step.append(index.step)
+                new_shape += (-2,)
+            elif isinstance(index, numbers.Integral):
+                begin.append(int(index))
+                end.append(int(index) + 1 if index >= 0 else int(index) - 1)
+                step.append(1 if index >= 0 else -1)
+                new_shape += (-3,)
+            else:
+                raise IndexError("Only integer, slice, or tuple of these types are supported! Received key={}"
+                                 .format(key))
+        sliced = _internal.slice(self, begin=begin, end=end, step=step)
+        return _internal._npx_reshape(sliced, newshape=new_shape + (-4,))
 
     def __repr__(self):
         if self.name is not None:
@@ -289,20 +340,28 @@ class Symbol:
         """No graph partitioning backends exist here: the symbol is returned unchanged."""
         return self
 
-    # ------------------------------------------------------------------ operators (no broadcasting)
+    # ------------------------------------------------------------------ operators (no broadcasting;
+    # under npx.set_np() the broadcasting _npi_* operators of MXNet's np symbols)
     def _binary(self, other, op_sym, op_scalar, reflected=False):
         from . import _internal
+        numpy_mode = _NP_FLAGS.array  # traced under npx.set_np(): MXNet's np symbols, broadcasting _npi_* ops
+        if numpy_mode:
+            op_sym, op_scalar = _NUMPY_OPS[op_sym], _NUMPY_OPS[op_scalar]
         if isinstance(other, Symbol):
             lhs, rhs = (other, self) if reflected else (self, other)
             return getattr(_internal, op_sym)(lhs, rhs)
         if isinstance(other, numbers.Number) and not isinstance(other, bool) or isinstance(other, np.generic):
+            if numpy_mode:  # MXNet's np symbols say is_int=False whenever the scalar is on the left
+                return getattr(_internal, op_scalar)(self, scalar=float(other),
+                                                     is_int=not reflected and isinstance(other, (int, np.integer)))
             return getattr(_internal, op_scalar)(self, scalar=other)
         raise TypeError("type %s not supported" % str(type(other)))
 
     def __add__(self, other):
         return self._binary(other, "_Plus", "_PlusScalar")
 
-    __radd__ = __add__
+    def __radd__(self, other):
+        return self._binary(other, "_Plus", "_PlusScalar", True)
 
     def __sub__(self, other):
         return self._binary(other, "_Minus", "_MinusScalar")
@@ -313,7 +372,8 @@ class Symbol:
     def __mul__(self, other):
         return self._binary(other, "_Mul", "_MulScalar")
 
-    __rmul__ = __mul__
+    def __rmul__(self, other):
+        return self._binary(other, "_Mul", "_MulScalar", True)
 
     def __truediv__(self, other):
         return self._binary(other, "_Div", "_DivScalar")
