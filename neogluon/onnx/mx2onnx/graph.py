@@ -173,7 +173,7 @@ class _Graph:
 
     def initializer(self, name, arr):
         numpy_helper = onnx_module().numpy_helper
-        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(arr), name))
+        self.initializers.append(numpy_helper.from_array(np.array(arr, order="C"), name))
         return name
 
     def base_name(self, node, idx):
@@ -214,7 +214,7 @@ def _fold(node, g, consts):
             return False
         consts[(id(node), 0)] = np.full(inferred[0], _FILLS[node.op.name](node.parsed), dtype=g.entry(node, 0)[1])
         return True
-    tensors = [torch.from_numpy(np.ascontiguousarray(consts[(id(s), i)])) for s, i, _ in node.inputs]
+    tensors = [torch.from_numpy(np.array(consts[(id(s), i)], order="C")) for s, i, _ in node.inputs]
     with torch.no_grad():
         res = node.op.run(node.parsed, tensors, is_train=False)
     res = [res] if isinstance(res, torch.Tensor) else list(res)

@@ -102,9 +102,10 @@ def convert_batch_norm(c):
     a = c.attrs
     ndim = len(c.shape(0))
     axis = a["axis"] % ndim
-    gamma = c.input(1)
-    if a["fix_gamma"]:
+    if a["fix_gamma"]:  # MXNet uses a gamma of ones whatever the parameter holds
         gamma = c.const(np.ones(c.shape(1), dtype=c.dtype(1)), "gamma")
+    else:
+        gamma = c.input(1)
     x, inv = c.input(0), None
     if axis != 1:
         x, inv = _move_axis_last(c, x, axis, ndim)
