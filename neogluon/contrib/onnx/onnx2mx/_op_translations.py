@@ -553,8 +553,10 @@ def recurrent(g, node, attrs, name):
                                                                                       dtype=w.dtype)
     if w is None or r is None or b is None:
         raise _fail(node, "W, R and B must be constants")
-    if len(node.input) > 4 and node.input[4]:
-        raise _fail(node, "sequence_lens is not imported")
+    seq, batch, width = g.shape(node.input[0])
+    lens = g.value(node.input[4]) if len(node.input) > 4 and node.input[4] else None
+    if len(node.input) > 4 and node.input[4] and (lens is None or (lens != seq).any()):
+        raise _fail(node, "sequence_lens other than the full length (a constant) is not imported")
     tensors = {}
     gh = GATES[mode] * hidden
     for d in range(dirs):
@@ -562,7 +564,6 @@ def recurrent(g, node, attrs, name):
         tensors[(0, d, "h2h_weight")] = _mx_order(r[d], op, hidden)
         tensors[(0, d, "i2h_bias")] = _mx_order(b[d][:gh], op, hidden)
         tensors[(0, d, "h2h_bias")] = _mx_order(b[d][gh:], op, hidden)
-    seq, batch, width = g.shape(node.input[0])
     layout = param_layout(mode, 1, hidden, width, dirs == 2)
     flat = np.concatenate([tensors[(s.layer, s.direction, s.kind)].reshape(-1) for s in layout])
     params = g.param(name + "_parameters", flat.astype(w.dtype))
