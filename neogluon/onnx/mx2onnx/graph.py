@@ -266,10 +266,9 @@ def build_graph(sym, params, in_shapes, in_types, opset, dynamic=False, dynamic_
     for idx, node in enumerate(order):
         if node.op is None:
             continue
-        for j in range(node.num_visible_outputs()):
-            if g.entry(node, j)[0] is None:
-                raise MXNetError("ONNX export: the shape of output %d of node %s (%s) cannot be inferred from "
-                                 "in_shapes %s" % (j, node.name, node.op.name, list(in_shapes)))
+        if g.entry(node, 0)[0] is None:
+            raise MXNetError("ONNX export: the shape of the output of node %s (%s) cannot be inferred from "
+                             "in_shapes %s" % (node.name, node.op.name, list(in_shapes)))
         if _fold(node, g, consts):
             continue
         fn = CONVERTERS.get(node.op.name)

@@ -248,9 +248,9 @@ def _softmax(c, onnx_op):
 
 def _masked_softmax(c, x, axis, onnx_op):
     """softmax with ``use_length``: positions at or beyond ``length`` along ``axis`` are 0."""
-    if onnx_op != "Softmax" or c.opset < 13:
-        raise c.fail("use_length needs opset 13 or newer")
     ndim = len(c.shape(0))
+    if onnx_op != "Softmax" or c.opset < 13 and axis != ndim - 1:
+        raise c.fail("use_length on an axis other than the last needs opset 13 or newer")
     shape = c.emit("Shape", [x])
     size = c.emit("Gather", [shape, c.ints([axis], "axis")], axis=0)
     steps = c.emit("Range", [c.const(np.int64(0)), c.squeeze(size, [0]), c.const(np.int64(1))])
