@@ -42,6 +42,8 @@ class GraphProto:  # pylint: disable=too-many-instance-attributes
         if name in self._nodes:
             return self._nodes[name]
         if name in self._values:
+            if self._values[name].dtype == np.bool_:  # MXNet has no booleans: 1.0/0.0
+                self._values[name] = self._values[name].astype(np.float32)
             var = symbol.var(name, shape=self._values[name].shape, dtype=self._values[name].dtype)
             self._params[name] = self._values[name]
             self._nodes[name] = var
