@@ -117,6 +117,13 @@ CASES = [
     _case("pad_edge", lambda x: S.Pad(x, mode="edge", pad_width=(0, 0, 0, 0, 1, 1, 1, 1)), X4),
     _case("take", lambda a, i: S.take(a, i, axis=1), X3, ((2, 2), "i4")),
     _case("tile", lambda x: S.tile(x, reps=(2, 1, 3)), X2),
+    _case("selfatt_qk", lambda x: S.contrib.interleaved_matmul_selfatt_qk(x, heads=2), ((5, 2, 24), "f")),
+    _case("selfatt_valatt", lambda x, a: S.contrib.interleaved_matmul_selfatt_valatt(x, a, heads=2),
+          ((5, 2, 24), "f"), ((4, 5, 5), "f")),
+    _case("encdec_qk", lambda q, kv: S.contrib.interleaved_matmul_encdec_qk(q, kv, heads=2), ((3, 2, 8), "f"),
+          ((5, 2, 16), "f")),
+    _case("encdec_valatt", lambda kv, a: S.contrib.interleaved_matmul_encdec_valatt(kv, a, heads=2),
+          ((5, 2, 16), "f"), ((4, 3, 5), "f")),
     _case("upsampling", lambda x: S.UpSampling(x, scale=2, sample_type="nearest", num_args=1), X4),
 ]
 
