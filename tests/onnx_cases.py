@@ -124,6 +124,10 @@ CASES = [
           ((5, 2, 16), "f")),
     _case("encdec_valatt", lambda kv, a: S.contrib.interleaved_matmul_encdec_valatt(kv, a, heads=2),
           ((5, 2, 16), "f"), ((4, 3, 5), "f")),
+    _case("sequence_mask", lambda x, n: S.SequenceMask(x, n, use_sequence_length=True, value=-1.0), X3,
+          ((4,), "i6")),
+    _case("sequence_mask_axis1", lambda x, n: S.SequenceMask(x, n, use_sequence_length=True, axis=1), X3,
+          ((2,), "i6")),
     _case("upsampling", lambda x: S.UpSampling(x, scale=2, sample_type="nearest", num_args=1), X4),
 ]
 

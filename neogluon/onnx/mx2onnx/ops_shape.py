@@ -296,3 +296,24 @@ def convert_upsampling(c):
     scales = c.const(np.array([1.0, 1.0, scale, scale], dtype=np.float32), "scales")
     c.emit("Resize", [c.input(0), c.const(np.zeros(0, dtype=np.float32), "roi"), scales], out=c.out(),
            mode="nearest", nearest_mode="floor", coordinate_transformation_mode="asymmetric")
+
+
+@converter("SequenceMask")
+def convert_sequence_mask(c):
+    """Positions at or beyond each sequence's length along ``axis`` (0: time-major, 1:
+    batch-major) take ``value``."""
+    a = c.attrs
+    if not a["use_sequence_length"]:
+        c.emit("Identity", [c.input(0)], out=c.out())
+        return
+    ndim = len(c.shape(0))
+    axis = a["axis"] % ndim
+    length = c.shape(0)[axis]
+    view = [1] * ndim
+    view[axis] = length
+    steps = c.const(np.arange(length, dtype=np.int64).reshape(view), "steps")
+    lens_view = [1] * ndim
+    lens_view[1 - axis] = c.shape(0)[1 - axis]
+    lens = c.emit("Reshape", [c.cast(c.input(1), np.int64), c.ints(lens_view)])
+    keep = c.emit("Less", [steps, lens])
+    c.emit("Where", [keep, c.input(0), c.scalar(a["value"])], out=c.out())
