@@ -154,3 +154,15 @@ def test_corrupt_file_is_named(tmp_path):
     path.write_bytes(b"\x08\x07not a protobuf at all")
     with pytest.raises(Exception, match="broken.onnx"):
         import_model(str(path))
+
+
+@pytest.mark.parametrize("name", ["resnet18_v1", "mobilenetv2_0.25"])
+def test_model_zoo_round_trip(name, tmp_path):
+    from neogluon.gluon.model_zoo import vision  # pylint: disable=import-outside-toplevel
+    net = vision.get_model(name)
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    x = np.random.RandomState(0).uniform(-1, 1, (1, 3, 224, 224)).astype(np.float32)
+    want = [net(mx.nd.array(x)).asnumpy()]
+    path = mx.onnx.export_block(net, str(tmp_path / "z.onnx"), in_shapes=[x.shape])
+    _close(_run_gluon(path, [x]), want)
