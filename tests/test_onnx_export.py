@@ -235,3 +235,27 @@ def test_verbose_logs_each_node(tmp_path, caplog):
         mx.onnx.export_model(mx.sym.relu(x, name="r"), {}, [(2,)], onnx_file_path=str(tmp_path / "m.onnx"),
                              verbose=True)
     assert "op: relu, name: r" in caplog.text
+
+
+def test_dynamic_sequence_and_batch(tmp_path):
+    """A language model exported with every input dimension free runs other lengths and batches."""
+    net = LanguageModel("lstm", bidirectional=True)
+    net.initialize(mx.init.Uniform(0.3))
+    net.hybridize()
+    net(mx.nd.zeros((7, 3)))
+    path = mx.onnx.export_block(net, str(tmp_path / "lm.onnx"), in_shapes=[(7, 3)], dynamic=True)
+    x = mx.nd.array(np.random.RandomState(4).randint(0, 50, (4, 5)).astype(np.float32))
+    _close([ort_run(path, [x.asnumpy()])[0]], [net(x).asnumpy()])
+
+
+def test_load_module_reads_a_checkpoint(tmp_path):
+    from neogluon.onnx.mx2onnx._export_helper import load_module  # pylint: disable=import-outside-toplevel
+    net = mx.gluon.nn.BatchNorm(in_channels=2)
+    net.initialize()
+    net.hybridize()
+    net(mx.nd.ones((1, 2)))
+    net.export(str(tmp_path / "bn"))
+    sym, params = load_module(str(tmp_path / "bn-symbol.json"), str(tmp_path / "bn-0000.params"))
+    assert sorted(params) == sorted(sym.list_arguments()[1:] + sym.list_auxiliary_states())
+    with pytest.raises(ValueError, match="files provided are invalid"):
+        load_module(str(tmp_path / "missing-symbol.json"), str(tmp_path / "bn-0000.params"))

@@ -6,6 +6,7 @@ import numpy as np
 
 from ...base import MXNetError
 from .._deps import onnx_module
+from ._export_helper import load_module
 from .graph import CONVERTERS, DEFAULT_OPSET, MAX_OPSET, MIN_OPSET, build_graph
 from . import ops_nn, ops_elemwise, ops_shape, ops_rnn, ops_attention  # noqa: F401  (the converters)
 
@@ -25,10 +26,12 @@ def _numpy(value):
 def _load(sym, params):
     """(Symbol, {name: numpy array}) from objects or file paths (MXNet's accepted forms)."""
     from ... import symbol as _symbol, ndarray as _nd  # pylint: disable=import-outside-toplevel
-    if isinstance(sym, str):
+    if isinstance(sym, str) and isinstance(params, str):
         logging.info("Converting json and weight file to sym and params")
+        sym, params = load_module(sym, params)
+    elif isinstance(sym, str):
         sym = _symbol.load(sym)
-    if isinstance(params, str):
+    elif isinstance(params, str):
         params = _nd.load(params)
     if isinstance(params, (list, tuple)) and len(params) == 2 and all(isinstance(p, dict) for p in params):
         params = dict(params[0], **params[1])
