@@ -166,3 +166,45 @@ def test_model_zoo_round_trip(name, tmp_path):
     want = [net(mx.nd.array(x)).asnumpy()]
     path = mx.onnx.export_block(net, str(tmp_path / "z.onnx"), in_shapes=[x.shape])
     _close(_run_gluon(path, [x]), want)
+
+
+class _TorchNet:
+    """A torch network of common layers, exported by torch's own ONNX exporter."""
+
+    @staticmethod
+    def make():
+        import torch  # pylint: disable=import-outside-toplevel
+        F = torch.nn.functional
+
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+                self.bn = torch.nn.BatchNorm2d(8)
+                self.fc = torch.nn.Linear(8 * 4 * 4, 10)
+                self.ln = torch.nn.LayerNorm(10)
+                self.lstm = torch.nn.LSTM(10, 12)
+
+            def forward(self, x):
+                x = F.max_pool2d(torch.relu(self.bn(self.conv(x))), 2)
+                x = F.adaptive_avg_pool2d(x, 4).flatten(1)
+                x = self.ln(F.gelu(self.fc(x)))
+                y, _ = self.lstm(x.unsqueeze(0).repeat(3, 1, 1))
+                return torch.softmax(y.reshape(y.shape[0], -1), dim=-1)
+        torch.manual_seed(0)
+        return Net().eval()
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("opset", [11, 13, 17])
+def test_torch_exported_model_imports(opset, tmp_path):
+    """Files from another exporter (torch.onnx, TorchScript path): shape arithmetic
+    (Shape/Gather/Concat feeding a Reshape) is folded, LSTM, LayerNorm and GELU import."""
+    import torch  # pylint: disable=import-outside-toplevel
+    net = _TorchNet.make()
+    x = torch.randn(2, 3, 8, 8, generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        want = [net(x).numpy()]
+    path = str(tmp_path / "t.onnx")
+    torch.onnx.export(net, (x,), path, opset_version=opset, dynamo=False, input_names=["x"])
+    _close(_run_gluon(path, [x.numpy()]), want)
