@@ -129,6 +129,14 @@ CASES = [
     _case("sequence_mask_axis1", lambda x, n: S.SequenceMask(x, n, use_sequence_length=True, axis=1), X3,
           ((2,), "i6")),
     _case("upsampling", lambda x: S.UpSampling(x, scale=2, sample_type="nearest", num_args=1), X4),
+    _case("upsampling_concat", lambda a, b: S.UpSampling(a, b, scale=2, sample_type="nearest", num_args=2), X4,
+          ((2, 1, 12, 12), "f")),
+    _case("upsampling_bilinear", lambda x: S.UpSampling(x, S.var("w", shape=(3, 1, 4, 4)), scale=2,
+                                                        sample_type="bilinear", num_filter=3, num_args=2), X4),
+    _case("bilinear_resize", lambda x: S.contrib.BilinearResize2D(x, height=9, width=4), X4),
+    _case("bilinear_resize_half_pixel", lambda x: S.contrib.BilinearResize2D(x, height=9, width=13,
+                                                                             align_corners=False), X4),
+    _case("adaptive_avg_pool", lambda x: S.contrib.AdaptiveAvgPooling2D(x, output_size=(3, 2)), X4),
 ]
 
 

@@ -287,15 +287,55 @@ def convert_tile(c):
     c.emit("Tile", [x, c.ints(reps, "reps")], out=c.out())
 
 
+def _nearest(c, x, scale, out=None):
+    scales = c.const(np.array([1.0, 1.0, scale, scale], dtype=np.float32), "scales")
+    return c.emit("Resize", [x, c.const(np.zeros(0, dtype=np.float32), "roi"), scales], out=out, mode="nearest",
+                  nearest_mode="floor", coordinate_transformation_mode="asymmetric")
+
+
 @converter("UpSampling")
 def convert_upsampling(c):
+    """nearest: Resize of each input to the first's size (summed or concatenated); bilinear:
+    MXNet's depthwise transposed convolution with its ``weight`` input."""
     a = c.attrs
-    if a["sample_type"] != "nearest" or c.nin != 1:
-        raise c.fail("only nearest upsampling of one input is exported")
-    scale = float(a["scale"])
-    scales = c.const(np.array([1.0, 1.0, scale, scale], dtype=np.float32), "scales")
-    c.emit("Resize", [c.input(0), c.const(np.zeros(0, dtype=np.float32), "roi"), scales], out=c.out(),
-           mode="nearest", nearest_mode="floor", coordinate_transformation_mode="asymmetric")
+    scale = int(a["scale"])
+    if a["sample_type"] == "bilinear":
+        k, pad = 2 * scale - scale % 2, -(-(scale - 1) // 2)
+        c.emit("ConvTranspose", [c.input(0), c.input(1)], out=c.out(), kernel_shape=[k, k], strides=[scale, scale],
+               pads=[pad] * 4, group=c.shape(0)[1])
+        return
+    if c.nin == 1:
+        _nearest(c, c.input(0), scale, out=c.out())
+        return
+    size = c.shape(0)[2] * scale
+    parts = [_nearest(c, c.input(i), size // c.shape(i)[2]) for i in range(c.nin)]
+    if a["multi_input_mode"] == "sum":
+        c.emit("Sum", parts, out=c.out())
+    else:
+        c.emit("Concat", parts, out=c.out(), axis=1)
+
+
+@converter("_contrib_BilinearResize2D")
+def convert_bilinear_resize(c):
+    if c.nin != 1:
+        raise c.fail("mode 'like' is not exported")
+    mode = "align_corners" if c.attrs["align_corners"] else "pytorch_half_pixel"
+    sizes = c.ints(c.out_shape(), "sizes")
+    empty = c.const(np.zeros(0, dtype=np.float32), "roi")
+    c.emit("Resize", [c.input(0), empty, c.const(np.zeros(0, dtype=np.float32), "scales"), sizes], out=c.out(),
+           mode="linear", coordinate_transformation_mode=mode)
+
+
+@converter("_contrib_AdaptiveAvgPooling2D")
+def convert_adaptive_avg_pool(c):
+    (h, w), (oh, ow) = c.shape(0)[2:], c.out_shape()[2:]
+    if (oh, ow) == (1, 1):
+        c.emit("GlobalAveragePool", [c.input(0)], out=c.out())
+    elif h % oh == 0 and w % ow == 0:
+        kernel = [h // oh, w // ow]
+        c.emit("AveragePool", [c.input(0)], out=c.out(), kernel_shape=kernel, strides=kernel)
+    else:
+        raise c.fail("output size %s does not divide the input size %s" % ((oh, ow), (h, w)))
 
 
 @converter("SequenceMask")

@@ -510,10 +510,29 @@ def argmax(g, node, attrs, name):
     return S.Cast(res, dtype="int64", name=name)
 
 
+def _bilinear(g, node, attrs, name):
+    """Resize in linear mode: BilinearResize2D to the output size (corners aligned, or
+    torch's half-pixel centres)."""
+    shape = g.shape(node.input[0])
+    sizes = _const_input(g, node, 3)
+    if sizes is None:
+        scales = _const_input(g, node, 2)
+        sizes = [int(np.floor(d * s)) for d, s in zip(shape, scales)]
+    sizes = _ints(sizes)
+    mode = attrs.get("coordinate_transformation_mode", "half_pixel")
+    if len(shape) != 4 or tuple(sizes[:2]) != tuple(shape[:2]) or mode not in (
+            "align_corners", "pytorch_half_pixel", "half_pixel") or (mode == "half_pixel" and min(sizes[2:]) < 2):
+        raise _fail(node, "linear resizing of the last two axes of 4-D data (align_corners or half-pixel) only")
+    return S.contrib.BilinearResize2D(g.sym(node.input[0]), height=sizes[2], width=sizes[3],
+                                      align_corners=mode == "align_corners", name=name)
+
+
 @translator("Resize", "Upsample")
 def resize(g, node, attrs, name):
+    if attrs.get("mode", "nearest") == "linear" and node.op_type == "Resize":
+        return _bilinear(g, node, attrs, name)
     if attrs.get("mode", "nearest") != "nearest":
-        raise _fail(node, "mode %s is not imported (nearest only)" % attrs.get("mode"))
+        raise _fail(node, "mode %s is not imported (nearest, and linear for Resize)" % attrs.get("mode"))
     scales = _const_input(g, node, 2 if node.op_type == "Resize" else 1, "scales", attrs)
     if scales is None or len(scales) != 4 or scales[0] != 1 or scales[1] != 1 or scales[2] != scales[3] \
             or scales[2] != int(scales[2]):
