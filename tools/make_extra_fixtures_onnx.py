@@ -84,7 +84,8 @@ class Encoder(nn.HybridBlock):
 
     def _heads(self, F, x):
         # MXNet's exporter takes Reshape codes 0 and -1 only
-        return x.reshape((0, 0, self.heads, -1)).transpose((0, 2, 1, 3)).reshape((-1, self.seq, self.units // self.heads))
+        x = x.reshape((0, 0, self.heads, -1)).transpose((0, 2, 1, 3))
+        return x.reshape((-1, self.seq, self.units // self.heads))
 
     def hybrid_forward(self, F, tokens):
         x = self.ln0(self.word(tokens))

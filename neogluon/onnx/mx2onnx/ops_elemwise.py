@@ -28,15 +28,10 @@ def _binary(c, key, lhs, rhs, reflected=False):
     """``lhs <key> rhs`` (``rhs <key> lhs`` when ``reflected``) into the node's output."""
     if reflected:
         lhs, rhs = rhs, lhs
-    if key in _ARITH:
+    if key == "mod" and np.dtype(c.dtype(0)).kind == "f":
+        _float_mod(c, lhs, rhs)
+    elif key in _ARITH:
         extra = {"fmod": 0} if key == "mod" else {}
-        if key == "mod" and np.dtype(c.dtype(0)).kind == "f":
-            r = c.emit("Mod", [lhs, rhs], fmod=1)  # numpy's sign convention: r + rhs where signs differ
-            fix = c.emit("And", [c.emit("Not", [c.emit("Equal", [r, c.scalar(0)])]),
-                                 c.emit("Not", [c.emit("Equal", [c.emit("Less", [r, c.scalar(0)]),
-                                                                  c.emit("Less", [rhs, c.scalar(0)])])])])
-            c.emit("Where", [fix, c.emit("Add", [r, rhs]), r], out=c.out())
-            return
         c.emit(_ARITH[key], [lhs, rhs], out=c.out(), **extra)
     elif key in _COMPARE:
         op, negate = _COMPARE[key]
@@ -54,6 +49,15 @@ def _binary(c, key, lhs, rhs, reflected=False):
         c.emit("Sqrt", [s], out=c.out())
     else:
         raise c.fail("no ONNX form")
+
+
+def _float_mod(c, lhs, rhs):
+    """MXNet's (numpy's) float ``mod``: C's fmod, plus ``rhs`` where the signs differ."""
+    r = c.emit("Mod", [lhs, rhs], fmod=1)
+    nonzero = c.emit("Not", [c.emit("Equal", [r, c.scalar(0)])])
+    signs_differ = c.emit("Xor", [c.emit("Less", [r, c.scalar(0)]), c.emit("Less", [rhs, c.scalar(0)])])
+    fix = c.emit("And", [nonzero, signs_differ])
+    c.emit("Where", [fix, c.emit("Add", [r, rhs]), r], out=c.out())
 
 
 def _register_binary():
