@@ -208,3 +208,12 @@ def test_torch_exported_model_imports(opset, tmp_path):
     path = str(tmp_path / "t.onnx")
     torch.onnx.export(net, (x,), path, opset_version=opset, dynamo=False, input_names=["x"])
     _close(_run_gluon(path, [x.numpy()]), want)
+
+
+def test_round_is_half_to_even(tmp_path):
+    helper = onnx.helper
+    f = onnx.TensorProto.FLOAT
+    path = _single_node_model(tmp_path, helper.make_node("Round", ["x"], ["y"]),
+                              [helper.make_tensor_value_info("x", f, [6])], [helper.make_tensor_value_info("y", f, [6])])
+    x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 2.7], np.float32)
+    np.testing.assert_array_equal(_run_gluon(path, [x])[0], np.round(x))

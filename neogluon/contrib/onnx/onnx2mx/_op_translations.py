@@ -138,12 +138,23 @@ _UNARY = {"Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Exp": "exp", "L
           "Abs": "abs", "Neg": "negative", "Floor": "floor", "Ceil": "ceil", "Sign": "sign", "Erf": "erf",
           "Sin": "sin", "Cos": "cos", "Tan": "tan", "Asin": "arcsin", "Acos": "arccos", "Atan": "arctan",
           "Sinh": "sinh", "Cosh": "cosh", "Asinh": "arcsinh", "Acosh": "arccosh", "Atanh": "arctanh",
-          "Reciprocal": "reciprocal", "Softsign": "softsign", "Identity": "identity", "Round": "rint"}
+          "Reciprocal": "reciprocal", "Softsign": "softsign", "Identity": "identity"}
 
 
 @translator(*_UNARY)
 def unary(g, node, attrs, name):
     return getattr(S, _UNARY[node.op_type])(g.sym(node.input[0]), name=name)
+
+
+@translator("Round")
+def round_half_even(g, node, attrs, name):
+    """ONNX rounds halves to even: floor(x) + (frac > 0.5) + (frac == 0.5) * (floor(x) mod 2)."""
+    x = g.sym(node.input[0])
+    low = S.floor(x)
+    frac = x - low
+    # pylint: disable=protected-access
+    up = S._greater_scalar(frac, scalar=0.5) + S._equal_scalar(frac, scalar=0.5) * S._mod_scalar(low, scalar=2)
+    return S.elemwise_add(low, up, name=name)
 
 
 @translator("Dropout")
