@@ -179,6 +179,8 @@ def elu(g, node, attrs, name):
 
 @translator("Selu")
 def selu(g, node, attrs, name):
+    if abs(attrs.get("alpha", 1.67326) - 1.6732632) > 1e-5 or abs(attrs.get("gamma", 1.0507) - 1.0507010) > 1e-5:
+        raise _fail(node, "MXNet's selu has the standard alpha and gamma only")
     return S.LeakyReLU(g.sym(node.input[0]), act_type="selu", name=name)
 
 
