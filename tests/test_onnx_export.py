@@ -259,3 +259,32 @@ def test_load_module_reads_a_checkpoint(tmp_path):
     assert sorted(params) == sorted(sym.list_arguments()[1:] + sym.list_auxiliary_states())
     with pytest.raises(ValueError, match="files provided are invalid"):
         load_module(str(tmp_path / "missing-symbol.json"), str(tmp_path / "bn-0000.params"))
+
+
+DYNAMIC = [c for c in onnx_cases.CASES if c[0] in {"reshape", "reshape_codes", "reshape_split", "broadcast_to",
+                                                     "broadcast_axis", "broadcast_like", "arange_like", "expand_dims"}]
+
+
+@pytest.mark.parametrize("name,fn,specs", DYNAMIC, ids=[c[0] for c in DYNAMIC])
+def test_dynamic_shape_forms(name, fn, specs, tmp_path):
+    """With dynamic=True, Reshape's special codes and the broadcasts compute their shapes in the graph."""
+    sym, arrays, params, order = onnx_cases.build(fn, specs)
+    want = onnx_cases.reference(sym, arrays, params)
+    path = mx.onnx.export_model(sym, params, [arrays[n].shape for n in order], [arrays[n].dtype for n in order],
+                                str(tmp_path / "m.onnx"), dynamic=True)
+    onnx.checker.check_model(path, full_check=True)
+    _close([np.asarray(g) for g in ort_run(path, [arrays[n] for n in order])], want)
+
+
+def test_encoder_dynamic_batch_and_length(tmp_path):
+    net = Encoder()
+    net.initialize(mx.init.Normal(0.2))
+    net.hybridize()
+    net(mx.nd.zeros((2, 9)), mx.nd.array([9, 4]))
+    path = mx.onnx.export_block(net, str(tmp_path / "enc.onnx"), in_shapes=[(2, 9), (2,)], dynamic=True)
+    rng = np.random.RandomState(5)
+    for batch, length in [(3, 5), (1, 12)]:
+        tokens = rng.randint(0, 100, (batch, length)).astype(np.float32)
+        valid = rng.randint(1, length + 1, (batch,)).astype(np.float32)
+        want = [o.asnumpy() for o in net(mx.nd.array(tokens), mx.nd.array(valid))]
+        _close([np.asarray(o) for o in ort_run(path, [tokens, valid])], want)

@@ -51,6 +51,7 @@ class NodeContext:
         self.graph, self.node, self.name = graph, node, name
         self.attrs = node.parsed
         self.opset = graph.opset
+        self.dynamic = graph.dynamic  # free input dimensions: shapes computed in the graph, not written in
         self._entries = [(src, i) for src, i, _ in node.inputs]
         self.nin = len(self._entries)
 
@@ -138,6 +139,12 @@ class NodeContext:
         to = onnx_module().helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
         return self.emit("Cast", [x], out=out, to=to)
 
+    def dims(self, i, start, stop=None):
+        """Dimensions ``start:stop`` of input ``i`` as a 1-D int64 tensor computed in the graph."""
+        shape = self.emit("Shape", [self.input(i)])
+        stop = len(self.shape(i)) if stop is None else stop
+        return self.slice(shape, [start], [stop], [0])
+
     def fail(self, why):
         """MXNetError naming the node, the operator and the reason it cannot be exported."""
         return MXNetError("ONNX export: operator %s (node %s): %s" % (self.node.op.name, self.node.name, why))
@@ -146,8 +153,9 @@ class NodeContext:
 class _Graph:
     """The ONNX graph under construction."""
 
-    def __init__(self, sym, inferred, consts, opset, verbose):
+    def __init__(self, sym, inferred, consts, opset, verbose, dynamic=False):
         self.sym, self.g, self.consts, self.opset, self.verbose = sym, inferred, consts, opset, verbose
+        self.dynamic = dynamic
         self.nodes, self.initializers = [], []
         self.names = {}       # (id(node), index) -> ONNX tensor name
         self.taken = set()
@@ -247,7 +255,7 @@ def build_graph(sym, params, in_shapes, in_types, opset, dynamic=False, dynamic_
             shapes[n.name], dtypes[n.name] = params[n.name].shape, params[n.name].dtype
     g = infer_graph(sym, shapes, dtypes)
     consts = {(id(n), 0): params[n.name] for n in order if n.op is None and n.name in params}
-    graph = _Graph(sym, g, consts, opset, verbose)
+    graph = _Graph(sym, g, consts, opset, verbose, dynamic)
     if dynamic:
         if dynamic_input_shapes is None:
             dynamic_input_shapes = [tuple(None for _ in s) for s in in_shapes]

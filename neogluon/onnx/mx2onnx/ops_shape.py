@@ -24,8 +24,38 @@ def convert_reshape(c):
     shape = a["shape"] or a["target_shape"]
     if not a["reverse"] and shape and all(d > 0 or d in (0, -1) for d in shape) and not a["target_shape"]:
         c.emit("Reshape", [c.input(0), c.ints(shape)], out=c.out())
+    elif c.dynamic and not a["reverse"] and not a["target_shape"]:
+        c.emit("Reshape", [c.input(0), _dynamic_shape(c, shape)], out=c.out())
     else:
         _static_reshape(c, c.input(0))
+
+
+def _dynamic_shape(c, codes):
+    """MXNet's Reshape codes (0 copy, -1 infer, -2 copy the rest, -3 merge two, -4 split one)
+    as a shape computed from the input's, for graphs with free dimensions."""
+    ndim = len(c.shape(0))
+    parts, src, k = [], 0, 0
+    while k < len(codes):
+        code = codes[k]
+        if code > 0 or code == -1:
+            parts.append(c.ints([code]))
+            src, k = src + (code == -1), k + 1
+        elif code == 0:
+            parts.append(c.dims(0, src, src + 1))
+            src, k = src + 1, k + 1
+        elif code == -2:
+            parts.append(c.dims(0, src, ndim))
+            src, k = ndim, k + 1
+        elif code == -3:
+            parts.append(c.reduce("ReduceProd", c.dims(0, src, src + 2), [0], True))
+            src, k = src + 2, k + 1
+        else:  # -4 a b: one input dim split in two, one of them possibly -1
+            dim, (p, q) = c.dims(0, src, src + 1), codes[k + 1:k + 3]
+            first = c.emit("Div", [dim, c.ints([q])]) if p == -1 else c.ints([p])
+            second = c.emit("Div", [dim, c.ints([p])]) if q == -1 else c.ints([q])
+            parts += [first, second]
+            src, k = src + 1, k + 3
+    return c.emit("Concat", parts, axis=0)
 
 
 @converter("reshape_like")
@@ -224,7 +254,25 @@ def convert_cast(c):
 
 @converter("broadcast_to", "broadcast_like", "broadcast_axis")
 def convert_broadcast(c):
-    c.emit("Expand", [c.input(0), c.ints(c.out_shape())], out=c.out())
+    """Expand to the output shape: written in, or (``dynamic``) computed from the inputs'
+    shapes where the broadcast keeps a dimension free."""
+    name, a = c.node.op.name, c.attrs
+    if not c.dynamic:
+        target = c.ints(c.out_shape())
+    elif name == "broadcast_like" and a["lhs_axes"] is None and a["rhs_axes"] is None:
+        target = c.emit("Shape", [c.input(1)])
+    elif name == "broadcast_axis":
+        ndim = len(c.shape(0))
+        sizes = dict(zip([d % ndim for d in a["axis"]], a["size"]))
+        target = c.emit("Concat", [c.ints([sizes[d]]) if d in sizes else c.dims(0, d, d + 1) for d in range(ndim)],
+                        axis=0)
+    elif name == "broadcast_to":
+        shape, ndim = a["shape"], len(c.shape(0))
+        target = c.emit("Concat", [c.dims(0, d, d + 1) if n == 0 else c.ints([n]) for d, n in enumerate(shape)],
+                        axis=0) if len(shape) == ndim else c.ints(c.out_shape())
+    else:
+        target = c.ints(c.out_shape())
+    c.emit("Expand", [c.input(0), target], out=c.out())
 
 
 @converter("_contrib_arange_like")
