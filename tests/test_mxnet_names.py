@@ -153,3 +153,13 @@ def test_generated_operator_functions_resolve_to_neogluons():
     np.testing.assert_allclose(w.asnumpy(), [0.5, 0.5])
     # an operator neogluon has not registered stays a stand-in
     assert _names.is_stand_in(importlib.import_module("neogluon.ndarray.gen_contrib").quantize)
+
+
+def test_nd_np_is_mxnets_numpy_interface_not_numpy():
+    """``mx.nd.np`` is MXNet's imperative NumPy interface (the functions mx.np is built on),
+    not the numpy package; ``mx.sym.np`` is MXNet's module too."""
+    mx = neogluon
+    assert mx.nd.np.__name__ == "neogluon.ndarray.numpy" and mx.sym.np.__name__ == "neogluon.symbol.numpy"
+    assert mx.nd.np.add is mx.np.add and mx.nd.np.random.uniform is mx.np.random.uniform
+    assert mx.nd.np.linalg.norm is mx.np.linalg.norm
+    assert isinstance(mx.nd.np.add(mx.np.ones((2, 1)), mx.np.ones((3,))), mx.np.ndarray)

@@ -5,7 +5,7 @@
 """
 import types
 
-import numpy as np
+import numpy as _np
 try:  # numpy 2
     from numpy.lib.array_utils import normalize_axis_tuple
 except ImportError:  # numpy 1.23-1.26
@@ -62,12 +62,12 @@ def array(source_array, ctx=None, dtype=None):
         src = source_array.detach()
     else:
         try:
-            src = np.asarray(source_array)
+            src = _np.asarray(source_array)
         except (ValueError, TypeError):
             raise TypeError("source_array must be array like object, got %s" % type(source_array).__name__) from None
         if src.dtype == object:
             raise TypeError("source_array must be array like object of numbers, got %r" % (source_array,))
-        src = torch.from_numpy(np.ascontiguousarray(src).reshape(src.shape))  # keeps 0-d arrays 0-d
+        src = torch.from_numpy(_np.ascontiguousarray(src).reshape(src.shape))  # keeps 0-d arrays 0-d
     ctx = as_context(ctx)
     res = NDArray(src.to(device=ctx.torch_device, dtype=torch_dtype(dtype), copy=True))
     if ctx.device_id and ctx.device_type != "gpu":
@@ -76,7 +76,7 @@ def array(source_array, ctx=None, dtype=None):
 
 
 def _shape(shape):
-    return (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    return (shape,) if isinstance(shape, (int, _np.integer)) else tuple(shape)
 
 
 def _check_stype(stype):
@@ -97,7 +97,7 @@ def ones(shape, ctx=None, dtype=None, **kwargs):
     return invoke("_ones", (), dict(kwargs, shape=_shape(shape), ctx=_ctx_str(ctx), dtype=dtype or "float32"))
 
 
-def full(shape, val, ctx=None, dtype=np.float32, out=None):
+def full(shape, val, ctx=None, dtype=_np.float32, out=None):
     """An array filled with ``val``."""
     return invoke("_full", (), dict(shape=_shape(shape), ctx=_ctx_str(ctx), dtype=dtype or "float32",
                                     value=float(val)), out)
@@ -108,13 +108,13 @@ def empty(shape, ctx=None, dtype=None, stype=None):
     return zeros(shape, ctx, dtype, stype)
 
 
-def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=np.float32):
+def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=_np.float32):
     """Evenly spaced values in ``[start, stop)``, each repeated ``repeat`` times."""
     return invoke("_arange", (), dict(start=start, stop=stop, step=step, repeat=repeat,
                                       ctx=_ctx_str(ctx), dtype=dtype))
 
 
-def linspace(start, stop, num, endpoint=True, ctx=None, dtype=np.float32):
+def linspace(start, stop, num, endpoint=True, ctx=None, dtype=_np.float32):
     """``num`` evenly spaced values over ``[start, stop]``."""
     return invoke("_linspace", (), dict(start=start, stop=stop, num=num, endpoint=endpoint,
                                         ctx=_ctx_str(ctx), dtype=dtype))
@@ -169,7 +169,7 @@ def concatenate(arrays, axis=0, always_copy=True):
         if a.dtype != first.dtype or a.ndim != first.ndim or \
                 a.shape[:axis] + a.shape[axis + 1:] != first.shape[:axis] + first.shape[axis + 1:]:
             raise ValueError("concatenate along axis %d: arrays of shape %s (%s) and %s (%s) do not match"
-                             % (axis, first.shape, np.dtype(first.dtype).name, a.shape, np.dtype(a.dtype).name))
+                             % (axis, first.shape, _np.dtype(first.dtype).name, a.shape, _np.dtype(a.dtype).name))
     return invoke("Concat", arrays, {"dim": axis, "num_args": len(arrays)})
 
 
@@ -178,7 +178,7 @@ def moveaxis(tensor, source, destination):
     try:
         source = normalize_axis_tuple(source, tensor.ndim)
         destination = normalize_axis_tuple(destination, tensor.ndim)
-    except getattr(np, "exceptions", np).AxisError as e:  # np.AxisError before numpy 1.25
+    except getattr(_np, "exceptions", _np).AxisError as e:  # np.AxisError before numpy 1.25
         raise ValueError("moveaxis: %s" % e) from None
     if len(source) != len(destination):
         raise ValueError("`source` and `destination` arguments must have the same number of elements")
@@ -204,7 +204,7 @@ def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
 
 def onehot_encode(indices, out):
     """Write the one-hot encoding of ``indices`` (depth ``out.shape[1]``) into ``out``."""
-    return invoke("one_hot", (indices,), {"depth": out.shape[1], "dtype": np.dtype(out.dtype).name}, out=out)
+    return invoke("one_hot", (indices,), {"depth": out.shape[1], "dtype": _np.dtype(out.dtype).name}, out=out)
 
 
 def _binary_helper(lhs, rhs, op_nd, op_scalar, op_rscalar, fn):

@@ -7,7 +7,7 @@ not the other; ``_contrib_X``/``_linalg_X``/``_random_X``/... also appear as
 """
 import types
 
-import numpy as np
+import numpy as _np
 
 from .. import operator as _operator  # noqa: F401  (registers the operators)
 from ..operator import registry as _registry
@@ -53,7 +53,7 @@ for _name, _count in (("_foreach", 1), ("_while_loop", 2), ("_cond", 3)):  # the
 
 # ------------------------------------------------------------------------- front functions
 def _dtype(dtype):
-    return np.float32 if dtype is None else dtype
+    return _np.float32 if dtype is None else dtype
 
 
 def zeros(shape, dtype=None, **kwargs):
@@ -105,9 +105,9 @@ def _binary_front(fname, op_sym, op_scalar, fn):
     def front(left, right):
         if isinstance(left, Symbol) and isinstance(right, Symbol):
             return getattr(_internal, op_sym)(left, right)
-        if isinstance(left, Symbol) and isinstance(right, (int, float, np.generic)):
+        if isinstance(left, Symbol) and isinstance(right, (int, float, _np.generic)):
             return getattr(_internal, op_scalar)(left, scalar=right)
-        if isinstance(right, Symbol) and isinstance(left, (int, float, np.generic)):
+        if isinstance(right, Symbol) and isinstance(left, (int, float, _np.generic)):
             return getattr(_internal, op_scalar)(right, scalar=left)
         if isinstance(left, (int, float)) and isinstance(right, (int, float)):
             return fn(left, right)
