@@ -27,7 +27,7 @@ from ..core import ACTIVE as _ACTIVE, STATE as _STATE, TRACING as _TRACING
 
 __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQUIRED",
            "Operator", "Entry", "register", "register_operator", "lowering", "shape_rule", "check_rule", "get", "exists",
-           "list_operators", "alias", "remember", "NotCovered", "require", "same_shape"]
+           "list_operators", "alias", "remember", "NotCovered", "require", "same_shape", "storage_rule"]
 
 # the one cache policy of the dispatch path: a cache (an operator's entries, a kernel's
 # plans per input shape) remembers this many keys and then stops adding (a program that
@@ -264,6 +264,11 @@ class Operator:
         self.aliases = []
         self.doc = doc if doc is not None else (fn.__doc__ or "")
         self.lowering = None              # attrs -> function of tensors, see lower()
+        # MXNet's FInferStorageType + FComputeEx: (attrs, input arrays) -> the result on
+        # sparse storage, or None for the dense kernel (see storage_rule); asked when an
+        # input is sparse, or on every call when storage_dense (cast_storage)
+        self.storage = None
+        self.storage_dense = False
         # the operator's one cache: raw attributes (keywords, or the generated functions'
         # positional values) -> Entry(attributes, kernels, input count)
         self._entries = {}
@@ -473,6 +478,10 @@ class Operator:
                     entry = self.entry(raw)
             else:
                 entry = self._plain or self._plain_entry()
+        if self.storage is not None:
+            res = self._storage_call(entry, inputs, out)
+            if res is not None:
+                return res
         kernel = entry.kernel or self._mode_kernel(entry)
         n = entry.n
         a = None
@@ -506,6 +515,23 @@ class Operator:
             arr._t = res
             return arr
         return _WRAP(res, out)
+
+    def _storage_call(self, entry, inputs, out):
+        """The storage rule's result when an input is sparse (or for an operator that
+        chooses storage from its attributes), written into ``out`` when given; None
+        leaves the call to the dense kernel (a sparse input is then read densely, as
+        MXNet's storage fallback does)."""
+        if not self.storage_dense:
+            for x in inputs:
+                if getattr(x, "_sparse", False):
+                    break
+            else:
+                return None
+        res = self.storage(entry.attrs, inputs)
+        if res is None:
+            return None
+        res = _STORED(res)
+        return res if out is None else res.copyto(out)
 
     def _general(self, entry, kernel, inputs, out):
         """``call`` for any other input list: optional inputs left out, wrong types explained."""
@@ -633,6 +659,7 @@ _new = object.__new__
 _Tensor = torch.Tensor
 _ARRAY = None  # the array type of Operator.call's results and how to wrap several (set_array_type)
 _WRAP = None
+_STORED = None  # storage rules' results (tensors, sparse storages) -> arrays (set_storage_wrap)
 
 
 def set_array_type(array_type, wrap):
@@ -641,6 +668,13 @@ def set_array_type(array_type, wrap):
     results with several outputs or an ``out=`` array."""
     global _ARRAY, _WRAP  # pylint: disable=global-statement
     _ARRAY, _WRAP = array_type, wrap
+
+
+def set_storage_wrap(wrap):
+    """Called once by ``neogluon.ndarray.sparse``: ``wrap(result)`` makes arrays of what a
+    storage rule returns (a dense tensor, a sparse storage, or a tuple of them)."""
+    global _STORED  # pylint: disable=global-statement
+    _STORED = wrap
 
 
 _REGISTRY = {}
@@ -714,6 +748,19 @@ def shape_rule(name):
     for a case it leaves to the meta run."""
     def deco(rule):
         get(name).infer_shape_fn = rule
+        return rule
+    return deco
+
+
+def storage_rule(name, dense=False):
+    """Decorator: register the storage rule of operator ``name`` (MXNet's
+    FInferStorageType with its sparse FComputeEx): ``(attrs, input arrays) -> result``
+    on the storage MXNet gives, or None to run the dense kernel. It is asked when an
+    input is sparse; with ``dense=True`` on every call (an operator whose attributes
+    choose the output storage, as cast_storage)."""
+    def deco(rule):
+        op = get(name)
+        op.storage, op.storage_dense = rule, dense
         return rule
     return deco
 

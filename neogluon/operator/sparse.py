@@ -1,0 +1,371 @@
+"""Operators on sparse storage: ``cast_storage``, ``_sparse_retain``, ``_contrib_getnnz``,
+and the storage rules (MXNet's FInferStorageType with its sparse kernels) of the dense
+operators that keep an output sparse.
+
+Which output stays sparse is MXNet 1.9.1's answer, recorded from it
+(``tools/make_extra_fixtures_sparse.py``):
+
+* unary operators with ``f(0) == 0`` (abs, sign, rounding, square, sqrt, sin, tan, the
+  inverse and hyperbolic ones, expm1, log1p, relu, negative, radians, degrees, cbrt,
+  clip, identity, stop_gradient, make_loss, zeros_like, ``x * s``, ``x / s``): the input's storage;
+* ``elemwise_add``/``_sub`` (and ``_grad_add``, ``_maximum``...) of two csr or two
+  row_sparse arrays: that storage, on the union of the stored entries;
+  ``elemwise_mul``: csr with csr or dense gives csr, row_sparse with row_sparse or dense
+  gives row_sparse; ``broadcast_mul``/``_div`` of csr by a dense array: csr;
+* ``dot``: csr x dense -> dense, csr.T x dense -> row_sparse (the rows are the csr's
+  columns), dense x csr -> csr; ``add_n`` of row_sparse arrays, ``slice`` of csr,
+  ``concat`` of csr on axis 0, ``_square_sum`` of row_sparse over axis 1 with keepdims;
+* everything else reads its sparse inputs densely and gives a dense result.
+
+Stored values are kept when they become zero (``x - x`` of a csr keeps its entries), as
+MXNet's kernels do.
+"""
+import warnings
+
+import torch
+
+from ..base import MXNetError
+from ..core import STATE
+from .registry import register, storage_rule, get, Str, Int, Any, Bool, REQUIRED
+from . import storage as st
+from .storage import CSR, RowSparse, INDEX_DTYPE
+
+__all__ = []
+
+STYPES = ("default", "row_sparse", "csr")
+
+
+def _sp(x):
+    """The storage of a sparse input, None for a dense one."""
+    return getattr(x, "_storage", None)
+
+
+def _stype(x):
+    s = _sp(x)
+    return "default" if s is None else s.stype
+
+
+def _dense(x):
+    """A dense input's tensor, detached outside ``autograd.record()`` (the recording rule)."""
+    t = x._t
+    if t.requires_grad and not STATE.recording:
+        t = t.detach()
+    return t
+
+
+def _values(s):
+    d = s.data
+    return d.detach() if d.requires_grad and not STATE.recording else d
+
+
+# ----------------------------------------------------------------------------- cast_storage
+@register("cast_storage", params=dict(stype=Str(REQUIRED, choices=STYPES)), aliases=["_sparse_cast_storage"])
+def cast_storage(data, *, stype):
+    """Cast to storage ``stype``; on a dense input to 'default', a copy."""
+    return data.clone()
+
+
+@storage_rule("cast_storage", dense=True)
+def _cast_storage_rule(attrs, inputs):
+    x, = inputs
+    src, dst = _stype(x), attrs["stype"]
+    if src == "default":
+        if dst == "default":
+            return None
+        t = _dense(x)
+        if dst == "csr":
+            if t.dim() != 2:
+                raise MXNetError("Operator cast_storage: a csr array is 2-d, got data of shape %s" % (tuple(t.shape),))
+            res = st.to_csr(t)
+            res.saved_shape = (0,)  # MXNet's CPU cast leaves the storage shape it writes at (0,)
+            return res
+        return st.to_row_sparse(t)
+    s = _sp(x)
+    if dst == "default":
+        return st.densify(s).detach() if not STATE.recording else st.densify(s)
+    if dst == src:
+        return type(s)(s.shape, _values(s).clone(), *[a.clone() for a in (
+            (s.indices, s.indptr) if src == "csr" else (s.indices,))])
+    raise MXNetError("Operator cast_storage: casting from %s to %s is not supported" % (src, dst))
+
+
+# ----------------------------------------------------------------------------- retain, getnnz
+@register("_sparse_retain", inputs=("data", "indices"))
+def sparse_retain(data, indices):
+    """The rows of ``data`` named by ``indices`` (others zero); on a row_sparse input the
+    result is row_sparse (its storage rule)."""
+    keep = torch.zeros(data.shape[0], dtype=torch.bool, device=data.device)
+    keep[indices.long()] = True
+    return data * keep.reshape((-1,) + (1,) * (data.dim() - 1)).to(data.dtype)
+
+
+@storage_rule("_sparse_retain")
+def _retain_rule(attrs, inputs):
+    x, idx = inputs
+    s = _sp(x)
+    if s is None or s.stype != "row_sparse" or _sp(idx) is not None:
+        raise MXNetError("Operator _sparse_retain: data must be row_sparse and indices dense, got %s and %s"
+                         % (_stype(x), _stype(idx)))
+    want = _dense(idx).to(INDEX_DTYPE)
+    keep = torch.isin(s.indices, want)
+    return RowSparse(s.shape, _values(s)[keep], s.indices[keep])
+
+
+@register("_contrib_getnnz", params=dict(axis=Any(None)))
+def getnnz(data, *, axis):
+    """The number of stored values of a csr array (all, or per row with ``axis=1``)."""
+    raise MXNetError("Operator _contrib_getnnz: the input must be csr, got a dense array")
+
+
+@storage_rule("_contrib_getnnz")
+def _getnnz_rule(attrs, inputs):
+    x, = inputs
+    s = _sp(x)
+    if s is None or s.stype != "csr":
+        raise MXNetError("Operator _contrib_getnnz: the input must be csr, got %s" % _stype(x))
+    axis = attrs["axis"]
+    if axis is None:
+        return torch.tensor([s.indices.numel()], dtype=torch.int64)
+    if axis in (1, -1):
+        return (s.indptr[1:] - s.indptr[:-1]).to(torch.int64)
+    raise MXNetError("getnnz with axis = %s is not supported yet" % axis)
+
+
+# ----------------------------------------------------------------------------- unary, zero-preserving
+ZERO_PRESERVING = (
+    "abs", "sign", "round", "rint", "ceil", "floor", "trunc", "fix", "square", "sqrt", "sin", "tan", "arcsin",
+    "arctan", "sinh", "tanh", "arcsinh", "arctanh", "expm1", "log1p", "relu", "negative", "radians", "degrees",
+    "cbrt", "BlockGrad", "make_loss", "_contrib_round_ste", "_contrib_sign_ste", "_copy", "_mul_scalar",
+    "_div_scalar", "clip")
+
+
+def _unary_rule(name):
+    op = get(name)
+
+    def rule(attrs, inputs):
+        x, = inputs
+        s = _sp(x)
+        return s.replace(data=op.kernel(attrs)(_values(s)))
+    rule.__name__ = "_%s_storage" % name.strip("_")
+    return rule
+
+
+for _name in ZERO_PRESERVING:
+    storage_rule(_name)(_unary_rule(_name))
+
+
+@storage_rule("zeros_like")
+def _zeros_like_rule(attrs, inputs):
+    s = _sp(inputs[0])
+    return st.empty(s.stype, s.shape, s.data.dtype, s.data.device)
+
+
+# ----------------------------------------------------------------------------- binary element-wise
+def _keys(s):
+    """Linear positions of the stored entries (csr) or the stored row numbers (row_sparse)."""
+    if s.stype == "csr":
+        return st.csr_rows(s) * s.shape[1] + s.indices
+    return s.indices
+
+
+def _from_keys(like, keys, values):
+    if like.stype == "csr":
+        rows, cols = keys // like.shape[1], keys % like.shape[1]
+        indptr = torch.zeros(like.shape[0] + 1, dtype=INDEX_DTYPE, device=keys.device)
+        torch.cumsum(torch.bincount(rows, minlength=like.shape[0]), 0, out=indptr[1:])
+        return CSR(like.shape, values, cols, indptr)
+    return RowSparse(like.shape, values, keys)
+
+
+def _union(a, b, fn):
+    """``fn(a, b)`` of two storages of one type on the union of their stored entries."""
+    ka, kb = _keys(a), _keys(b)
+    keys = torch.unique(torch.cat([ka, kb]))
+    va, vb = _values(a), _values(b)
+    full_a = torch.zeros((keys.numel(),) + tuple(va.shape[1:]), dtype=va.dtype, device=va.device)
+    full_b = torch.zeros((keys.numel(),) + tuple(vb.shape[1:]), dtype=vb.dtype, device=vb.device)
+    full_a = full_a.index_copy(0, torch.searchsorted(keys, ka), va)
+    full_b = full_b.index_copy(0, torch.searchsorted(keys, kb), vb)
+    return _from_keys(a, keys, fn(full_a, full_b))
+
+
+def _binary_union_rule(name):
+    op = get(name)
+
+    def rule(attrs, inputs):
+        a, b = inputs
+        sa, sb = _sp(a), _sp(b)
+        if sa is None or sb is None or sa.stype != sb.stype or sa.shape != sb.shape:
+            return None
+        return _union(sa, sb, op.kernel(attrs))
+    rule.__name__ = "_%s_storage" % name.strip("_")
+    return rule
+
+
+for _name in ("elemwise_add", "elemwise_sub", "_grad_add", "_maximum", "_minimum"):
+    storage_rule(_name)(_binary_union_rule(_name))
+
+
+def _gather_dense(s, t):
+    """The elements of dense ``t`` at the stored positions of ``s``."""
+    if s.stype == "csr":
+        return t[st.csr_rows(s), s.indices]
+    return t[s.indices]
+
+
+def _times_dense(s, t, fn):
+    """``fn(s, t)`` on the stored entries of ``s``: a sparse times a dense array."""
+    return s.replace(data=fn(_values(s), _gather_dense(s, t)))
+
+
+@storage_rule("elemwise_mul")
+def _elemwise_mul_rule(attrs, inputs):
+    a, b = inputs
+    sa, sb = _sp(a), _sp(b)
+    if sa is not None and sb is not None:
+        if sa.stype != sb.stype:
+            return None
+        return _union(sa, sb, torch.mul)
+    if sa is not None:
+        return _times_dense(sa, _dense(b), torch.mul)
+    return _times_dense(sb, _dense(a), lambda v, d: d * v)
+
+
+def _broadcast_csr_rule(fn):
+    def rule(attrs, inputs):
+        a, b = inputs
+        sa = _sp(a)
+        if sa is None or sa.stype != "csr" or _sp(b) is not None:
+            return None
+        t = _dense(b)
+        if t.dim() != 2:
+            return None
+        return _times_dense(sa, t.expand(sa.shape), fn)
+    return rule
+
+
+storage_rule("broadcast_mul")(_broadcast_csr_rule(torch.mul))
+storage_rule("broadcast_div")(_broadcast_csr_rule(torch.div))
+
+
+@storage_rule("add_n")
+def _add_n_rule(attrs, inputs):
+    ss = [_sp(x) for x in inputs]
+    if any(s is None or s.stype != "row_sparse" for s in ss):
+        return None
+    res = ss[0]
+    for s in ss[1:]:
+        res = _union(res, s, torch.add)
+    return res if len(ss) > 1 else res.replace(data=_values(res).clone())
+
+
+# ----------------------------------------------------------------------------- dot
+class _CsrDot(torch.autograd.Function):
+    """``csr @ rhs`` (or ``csr.T @ rhs``) for a dense ``rhs``; the gradient of ``rhs`` is
+    ``csr.T @ g`` (``csr @ g``), given as a torch sparse COO tensor on the rows the csr
+    names when ``rhs`` is a variable whose gradient is row_sparse."""
+
+    @staticmethod
+    def forward(ctx, data, rhs, indices, indptr, shape, transpose):  # pylint: disable=arguments-differ
+        ctx.save_for_backward(data, indices, indptr)
+        ctx.shape, ctx.transpose = shape, transpose
+        ctx.sparse_grad = getattr(rhs, "_row_sparse_grad", False)
+        return _csr_mm(data, indices, indptr, shape, rhs, transpose)
+
+    @staticmethod
+    def backward(ctx, grad):  # pylint: disable=arguments-differ
+        data, indices, indptr = ctx.saved_tensors
+        gdata = None
+        if ctx.needs_input_grad[0]:
+            raise MXNetError("Operator dot: the gradient of a csr operand is not supported")
+        if not ctx.needs_input_grad[1]:
+            return None, None, None, None, None, None
+        g = _csr_mm(data, indices, indptr, ctx.shape, grad, not ctx.transpose)
+        if ctx.sparse_grad:
+            rows = torch.unique(st.csr_rows(CSR(ctx.shape, data, indices, indptr)) if ctx.transpose else indices)
+            g = torch.sparse_coo_tensor(rows.unsqueeze(0), g[rows], g.shape).coalesce()
+        return gdata, g, None, None, None, None
+
+
+def _csr_mm(data, indices, indptr, shape, rhs, transpose):
+    """``csr @ rhs`` (``csr.T @ rhs`` when ``transpose``) with torch's sparse CSR kernel."""
+    if not transpose:
+        with warnings.catch_warnings():  # "Sparse CSR tensor support is in beta state"
+            warnings.simplefilter("ignore", UserWarning)
+            m = torch.sparse_csr_tensor(indptr, indices, data, shape, check_invariants=False)
+        return torch.sparse.mm(m, rhs) if rhs.dim() == 2 else torch.sparse.mm(m, rhs.unsqueeze(1)).squeeze(1)
+    rows = st.csr_rows(CSR(shape, data, indices, indptr))
+    out = torch.zeros((shape[1],) + tuple(rhs.shape[1:]), dtype=rhs.dtype, device=rhs.device)
+    scale = data.reshape((-1,) + (1,) * (rhs.dim() - 1))
+    return out.index_add_(0, indices, rhs[rows] * scale)
+
+
+@storage_rule("dot")
+def _dot_rule(attrs, inputs):
+    lhs, rhs = inputs
+    sl, sr = _sp(lhs), _sp(rhs)
+    ta, tb = attrs["transpose_a"], attrs["transpose_b"]
+    if sl is not None and sl.stype == "csr" and not tb and (sr is None or sr.stype == "row_sparse"):
+        r = _dense(rhs) if sr is None else st.densify(sr)
+        k = sl.shape[0] if ta else sl.shape[1]
+        if r.shape[0] != k:
+            raise MXNetError("Operator dot: shape mismatch, lhs %s X rhs %s (transpose_a=%s, transpose_b=%s)"
+                             % (sl.shape, tuple(r.shape), ta, tb))
+        out = _CsrDot.apply(_values(sl), r, sl.indices, sl.indptr, sl.shape, ta)
+        if not ta:
+            return out
+        rows = torch.unique(sl.indices)
+        return RowSparse(tuple(out.shape), out[rows], rows)
+    if sl is None and sr is not None and sr.stype == "csr" and not ta and not tb:
+        a = _dense(lhs)
+        # dense x csr = (csr.T x dense.T).T; MXNet gives it on csr storage
+        out = _csr_mm(_values(sr), sr.indices, sr.indptr, sr.shape, a.t(), True).t()
+        return st.to_csr(out.contiguous())
+    return None
+
+
+# ----------------------------------------------------------------------------- slice, concat, square_sum
+@storage_rule("slice")
+def _slice_rule(attrs, inputs):
+    s = _sp(inputs[0])
+    if s.stype != "csr" or any(x not in (None, 1) for x in attrs["step"]):
+        return None
+    begin, end = list(attrs["begin"]) + [None] * 2, list(attrs["end"]) + [None] * 2
+    r0, r1, _ = slice(begin[0], end[0]).indices(s.shape[0])
+    c0, c1, _ = slice(begin[1], end[1]).indices(s.shape[1])
+    r1, c1 = max(r1, r0), max(c1, c0)
+    lo, hi = int(s.indptr[r0]), int(s.indptr[r1])
+    data, cols = _values(s)[lo:hi], s.indices[lo:hi]
+    counts = s.indptr[r0 + 1:r1 + 1] - s.indptr[r0:r1]
+    if (c0, c1) != (0, s.shape[1]):
+        keep = (cols >= c0) & (cols < c1)
+        rows = torch.repeat_interleave(torch.arange(r1 - r0, device=cols.device), counts)
+        data, cols = data[keep], cols[keep] - c0
+        counts = torch.bincount(rows[keep], minlength=r1 - r0)
+    indptr = torch.zeros(r1 - r0 + 1, dtype=INDEX_DTYPE, device=cols.device)
+    torch.cumsum(counts, 0, out=indptr[1:])
+    return CSR((r1 - r0, c1 - c0), data, cols, indptr)
+
+
+@storage_rule("Concat")
+def _concat_rule(attrs, inputs):
+    ss = [_sp(x) for x in inputs]
+    if attrs["dim"] != 0 or any(s is None or s.stype != "csr" for s in ss):
+        return None
+    if len({s.shape[1] for s in ss}) != 1:
+        return None
+    offsets = torch.cumsum(torch.tensor([0] + [s.indices.numel() for s in ss[:-1]]), 0)
+    indptr = torch.cat([ss[0].indptr[:1]] + [s.indptr[1:] + int(o) for s, o in zip(ss, offsets)])
+    return CSR((sum(s.shape[0] for s in ss), ss[0].shape[1]), torch.cat([_values(s) for s in ss]),
+               torch.cat([s.indices for s in ss]), indptr)
+
+
+@storage_rule("_square_sum")
+def _square_sum_rule(attrs, inputs):
+    s = _sp(inputs[0])
+    axis = attrs["axis"]
+    if s.stype != "row_sparse" or len(s.shape) != 2 or tuple(axis or ()) not in ((1,), (-1,)) or \
+            not attrs["keepdims"] or attrs["exclude"]:
+        return None
+    v = _values(s)
+    return RowSparse((s.shape[0], 1), (v * v).sum(1, keepdim=True), s.indices)
