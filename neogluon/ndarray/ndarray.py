@@ -233,6 +233,9 @@ class NDArray:
 
     def tostype(self, stype):
         """A copy on storage ``stype`` ('default', 'csr', 'row_sparse'): ``cast_storage``."""
+        if stype == "csr" and len(self.shape) != 2:
+            raise ValueError("To convert to a CSR, the NDArray should be 2 Dimensional. Current shape is %s"
+                             % str(self.shape))
         return invoke("cast_storage", (self,), {"stype": stype})
 
     def as_nd_ndarray(self):

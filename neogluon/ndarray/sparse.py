@@ -266,8 +266,8 @@ class CSRNDArray(BaseSparseNDArray):
 
     def __getitem__(self, key):
         """Rows: ``x[i]`` (as a 1-row csr) and ``x[begin:end]``, through ``slice``."""
-        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
-            begin = self.shape[0] - 1 if key == -1 else int(key)
+        if isinstance(key, int) and not isinstance(key, bool):  # a numpy integer is refused, as in MXNet
+            begin = self.shape[0] - 1 if key == -1 else key
             return invoke("slice", (self,), {"begin": (begin,), "end": (begin + 1,)})
         if isinstance(key, py_slice):
             if key.step is not None:

@@ -76,9 +76,7 @@ def _cast_storage_rule(attrs, inputs):
         if dst == "csr":
             if t.dim() != 2:
                 raise MXNetError("Operator cast_storage: a csr array is 2-d, got data of shape %s" % (tuple(t.shape),))
-            res = st.to_csr(t)
-            res.saved_shape = (0,)  # MXNet's CPU cast leaves the storage shape it writes at (0,)
-            return res
+            return st.to_csr(t)
         return st.to_row_sparse(t)
     s = _sp(x)
     if dst == "default":
@@ -93,7 +91,7 @@ def _cast_storage_rule(attrs, inputs):
 @register("_sparse_retain", inputs=("data", "indices"))
 def sparse_retain(data, indices):
     """The rows of ``data`` named by ``indices`` (others zero); on a row_sparse input the
-    result is row_sparse (its storage rule)."""
+    result is row_sparse, storing every row ``indices`` names, in its order (its storage rule)."""
     keep = torch.zeros(data.shape[0], dtype=torch.bool, device=data.device)
     keep[indices.long()] = True
     return data * keep.reshape((-1,) + (1,) * (data.dim() - 1)).to(data.dtype)
@@ -106,9 +104,13 @@ def _retain_rule(attrs, inputs):
     if s is None or s.stype != "row_sparse" or _sp(idx) is not None:
         raise MXNetError("Operator _sparse_retain: data must be row_sparse and indices dense, got %s and %s"
                          % (_stype(x), _stype(idx)))
-    want = _dense(idx).to(INDEX_DTYPE)
-    keep = torch.isin(s.indices, want)
-    return RowSparse(s.shape, _values(s)[keep], s.indices[keep])
+    want = _dense(idx).to(INDEX_DTYPE).reshape(-1)
+    v = _values(s)
+    pos = torch.searchsorted(s.indices, want).clamp_(max=max(s.indices.numel() - 1, 0))
+    found = (s.indices[pos] == want) if s.indices.numel() else torch.zeros_like(want, dtype=torch.bool)
+    rows = torch.zeros((want.numel(),) + tuple(v.shape[1:]), dtype=v.dtype, device=v.device)
+    rows[found] = v[pos[found]]
+    return RowSparse(s.shape, rows, want.clone())
 
 
 @register("_contrib_getnnz", params=dict(axis=Any(None)))
@@ -189,6 +191,28 @@ def _union(a, b, fn):
     return _from_keys(a, keys, fn(full_a, full_b))
 
 
+def _csr_binary(a, b, fn):
+    """``fn(a, b)`` of two csr storages as MXNet's kernel gives it (scipy's general csr
+    binop): in each row the columns only ``b`` stores, then those ``a`` stores, each in
+    descending order, and the entries whose result is zero dropped."""
+    ka, kb = _keys(a), _keys(b)
+    keys, inv = torch.unique(torch.cat([ka, kb]), return_inverse=True)
+    in_a = torch.zeros(keys.numel(), dtype=torch.bool, device=keys.device)
+    in_a[inv[:ka.numel()]] = True
+    va, vb = _values(a), _values(b)
+    full_a = torch.zeros(keys.numel(), dtype=va.dtype, device=va.device).index_copy(0, inv[:ka.numel()], va)
+    full_b = torch.zeros(keys.numel(), dtype=vb.dtype, device=vb.device).index_copy(0, inv[ka.numel():], vb)
+    vals = fn(full_a, full_b)
+    ncols = a.shape[1]
+    rows, cols = keys // ncols, keys % ncols
+    order = torch.argsort(rows * (2 * ncols) + in_a * ncols + (ncols - 1 - cols))
+    keep = vals[order] != 0
+    order = order[keep]
+    indptr = torch.zeros(a.shape[0] + 1, dtype=INDEX_DTYPE, device=keys.device)
+    torch.cumsum(torch.bincount(rows[order], minlength=a.shape[0]), 0, out=indptr[1:])
+    return CSR(a.shape, vals[order], cols[order], indptr)
+
+
 def _binary_union_rule(name):
     op = get(name)
 
@@ -197,6 +221,8 @@ def _binary_union_rule(name):
         sa, sb = _sp(a), _sp(b)
         if sa is None or sb is None or sa.stype != sb.stype or sa.shape != sb.shape:
             return None
+        if sa.stype == "csr":
+            return _csr_binary(sa, sb, op.kernel(attrs))
         return _union(sa, sb, op.kernel(attrs))
     rule.__name__ = "_%s_storage" % name.strip("_")
     return rule
@@ -225,7 +251,7 @@ def _elemwise_mul_rule(attrs, inputs):
     if sa is not None and sb is not None:
         if sa.stype != sb.stype:
             return None
-        return _union(sa, sb, torch.mul)
+        return _csr_binary(sa, sb, torch.mul) if sa.stype == "csr" else _union(sa, sb, torch.mul)
     if sa is not None:
         return _times_dense(sa, _dense(b), torch.mul)
     return _times_dense(sb, _dense(a), lambda v, d: d * v)
@@ -307,6 +333,9 @@ def _dot_rule(attrs, inputs):
     ta, tb = attrs["transpose_a"], attrs["transpose_b"]
     if sl is not None and sl.stype == "csr" and not tb and (sr is None or sr.stype == "row_sparse"):
         r = _dense(rhs) if sr is None else st.densify(sr)
+        if r.dim() != 2:
+            raise MXNetError("Operator dot: sparse dot only supports 2 dimensional rhs, got rhs of shape %s"
+                             % (tuple(r.shape),))
         k = sl.shape[0] if ta else sl.shape[1]
         if r.shape[0] != k:
             raise MXNetError("Operator dot: shape mismatch, lhs %s X rhs %s (transpose_a=%s, transpose_b=%s)"
