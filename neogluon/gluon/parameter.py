@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from .. import autograd, initializer, ndarray
+from ..operator import storage as _storage
 from ..base import MXNetError, torch_dtype
 from ..context import Context, as_context, cpu, current_context
 from ..ndarray import NDArray
@@ -309,7 +310,8 @@ class Parameter:
         if self.grad_req == "null":
             self._grad = None
             return
-        self._grad = autograd.attach_grads(self._check_and_get(self._data, list), self.grad_req)
+        self._grad = autograd.attach_grads(self._check_and_get(self._data, list), self.grad_req,
+                                           self._grad_stype)
 
     def _reduce(self):
         """The value on CPU, averaged over the contexts."""
@@ -398,7 +400,11 @@ class Parameter:
             return
         with torch.no_grad():
             for g in self._grad:
-                g._t.zero_()
+                if g.stype != "default":  # a sparse buffer: nothing stored
+                    s = g._storage
+                    g._set(_storage.empty(s.stype, s.shape, s.data.dtype, s.data.device))
+                else:
+                    g._t.zero_()
 
     def cast(self, dtype):
         """Convert the value and gradient buffers to ``dtype``."""
