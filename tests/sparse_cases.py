@@ -485,3 +485,103 @@ def save_bytes(mx, np):
         with open(path, "rb") as f:
             out["list"] = f.read()
     return out
+
+
+# ----------------------------------------------------------------------------- training
+def _csr_batches(mx, n_batches, batch, features, seed):
+    rs = np.random.RandomState(seed)
+    out = []
+    for _ in range(n_batches):
+        x = rs.uniform(0, 1, (batch, features)).astype("float32") * (rs.uniform(0, 1, (batch, features)) < 0.2)
+        y = rs.uniform(-1, 1, (batch, 1)).astype("float32")
+        out.append((mx.nd.sparse.csr_matrix(x), mx.nd.array(y)))
+    return out
+
+
+def _train_linear_csr(mx, optimizer, params):
+    """A linear model on CSR input, ``dot(x, w) + b`` with a row_sparse gradient for ``w``,
+    trained by a Gluon Trainer: the weights after 4 steps."""
+    class Linear(mx.gluon.Block):
+        def __init__(self, features, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.w = self.params.get("w", shape=(features, 1), grad_stype="row_sparse",
+                                         init=mx.init.Constant(0.1))
+                self.b = self.params.get("b", shape=(1,), init=mx.init.Zero())
+
+        def forward(self, x):
+            return mx.nd.sparse.dot(x, self.w.data()) + self.b.data()
+
+    net = Linear(12, prefix="linear_")
+    net.initialize()
+    trainer = mx.gluon.Trainer(net.collect_params(), optimizer, params, kvstore=None)
+    loss_fn = mx.gluon.loss.L2Loss()
+    out = {}
+    for step, (x, y) in enumerate(_csr_batches(mx, 4, 5, 12, 40)):
+        with mx.autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(5)
+        out["w%d" % step] = net.w.data().copy()
+    out["b"], out["grad_stype"] = net.b.data(), net.w.grad().stype
+    return out
+
+
+@case
+def train_linear_csr_lazy_adam(mx, np):
+    return _train_linear_csr(mx, "adam", {"learning_rate": 0.05, "lazy_update": True})
+
+
+@case
+def train_linear_csr_lazy_sgd(mx, np):
+    return _train_linear_csr(mx, "sgd", {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.01})
+
+
+@case
+def train_embedding_sparse_grad(mx, np):
+    """Embedding(sparse_grad=True) + Dense trained with lazy Adam from a fixed start."""
+    net = mx.gluon.nn.Sequential(prefix="net_")
+    with net.name_scope():
+        net.add(mx.gluon.nn.Embedding(20, 4, sparse_grad=True), mx.gluon.nn.Dense(1, flatten=True))
+    net.initialize(mx.init.Uniform(0.5))
+    net(mx.nd.array([[0, 1, 2]]))
+    rs = np.random.RandomState(41)
+    for p in net.collect_params().values():  # the same start on both sides
+        p.set_data(mx.nd.array(rs.uniform(-0.5, 0.5, p.shape)))
+    trainer = mx.gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.05, "lazy_update": True},
+                               kvstore=None)
+    out = {}
+    for step in range(4):
+        idx = mx.nd.array(rs.randint(0, 20, (6, 3)))
+        y = mx.nd.array(rs.uniform(-1, 1, (6, 1)))
+        with mx.autograd.record():
+            loss = mx.gluon.loss.L2Loss()(net(idx), y)
+        loss.backward()
+        trainer.step(6)
+        out["emb%d" % step] = net[0].weight.data().copy()
+    out["dense_w"], out["emb_grad"] = net[1].weight.data(), net[0].weight.grad()
+    return out
+
+
+@case
+def kvstore_row_sparse_pull_of_dense_raises(mx, np):
+    kv = mx.kv.create("local")
+    kv.init("w", mx.nd.array(R))
+    out = mx.nd.sparse.zeros("row_sparse", R.shape)
+    kv.row_sparse_pull("w", out=out, row_ids=mx.nd.array([3, 1, 3]))
+    return {"pulled": out}
+
+
+@case
+def kvstore_row_sparse_pull(mx, np):
+    kv = mx.kv.create("local")
+    kv.init("w", mx.nd.array(D).tostype("row_sparse"))
+    out = mx.nd.sparse.zeros("row_sparse", D.shape)
+    kv.row_sparse_pull("w", out=out, row_ids=mx.nd.array([3, 1, 3]))
+    kv.init("e", mx.nd.array(R).tostype("row_sparse"))
+    out2 = mx.nd.sparse.zeros("row_sparse", R.shape)
+    kv.row_sparse_pull("e", out=out2, row_ids=mx.nd.array([0, 5]))
+    kv.push("e", mx.nd.sparse.row_sparse_array(([[1.0, 1, 1]], [2]), shape=R.shape))
+    out3 = mx.nd.sparse.zeros("row_sparse", R.shape)
+    kv.row_sparse_pull("e", out=out3, row_ids=mx.nd.array([2, 3]))
+    return {"pulled": out, "pulled_rsp": out2, "after_push": out3}

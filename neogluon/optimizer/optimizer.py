@@ -803,8 +803,8 @@ class Updater:
                 self.states_synced[idx] = True
         if self.aggregate_updates:
             self._update_aggregated(indices, weights, grads)
-        elif len(indices) < 2 or not self.optimizer.fused_update(indices, weights, grads,
-                                                                  [self.states[i] for i in indices]):
+        elif len(indices) < 2 or not _all_dense(weights, grads) or \
+                not self.optimizer.fused_update(indices, weights, grads, [self.states[i] for i in indices]):
             for i, w, g in zip(indices, weights, grads):
                 self.optimizer.update_multi_precision(i, w, g, self.states[i])
 
@@ -817,7 +817,8 @@ class Updater:
         size = self.optimizer.aggregate_num
         for group in by_dtype.values():
             idx, ws, gs = (list(x) for x in zip(*group))
-            if len(group) > 1 and self.optimizer.fused_update(idx, ws, gs, [self.states[i] for i in idx]):
+            if len(group) > 1 and _all_dense(ws, gs) and \
+                    self.optimizer.fused_update(idx, ws, gs, [self.states[i] for i in idx]):
                 continue
             for start in range(0, len(group), size):
                 chunk = group[start:start + size]
@@ -851,3 +852,10 @@ class Updater:
 def get_updater(optimizer):
     """An :class:`Updater` for ``optimizer``."""
     return Updater(optimizer)
+
+
+def _all_dense(weights, grads):
+    """Whether a group can take a fused multi-tensor update: a sparse weight or gradient
+    (a row_sparse gradient's lazy update) is updated one parameter at a time, as MXNet
+    leaves it out of its aggregated updates."""
+    return all(x.stype == "default" for x in weights) and all(x.stype == "default" for x in grads)
