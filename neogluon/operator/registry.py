@@ -478,7 +478,7 @@ class Operator:
                     entry = self.entry(raw)
             else:
                 entry = self._plain or self._plain_entry()
-        if self.storage is not None:
+        if self.storage is not None and (self.storage_dense or _has_sparse(inputs)):
             res = self._storage_call(entry, inputs, out)
             if res is not None:
                 return res
@@ -521,17 +521,11 @@ class Operator:
         chooses storage from its attributes), written into ``out`` when given; None
         leaves the call to the dense kernel (a sparse input is then read densely, as
         MXNet's storage fallback does)."""
-        if not self.storage_dense:
-            for x in inputs:
-                if getattr(x, "_sparse", False):
-                    break
-            else:
-                return None
-        res = self.storage(entry.attrs, inputs)
+        res = self.storage(entry.attrs, inputs, out)
         if res is None:
             return None
         res = _STORED(res)
-        return res if out is None else res.copyto(out)
+        return res if out is None or res is out else res.copyto(out)
 
     def _general(self, entry, kernel, inputs, out):
         """``call`` for any other input list: optional inputs left out, wrong types explained."""
@@ -635,6 +629,17 @@ class Operator:
             raise
         except (RuntimeError, ValueError, IndexError, TypeError, NotImplementedError):
             return  # the meta run cannot tell (values needed, or torch's own check): the kernel's error stands
+
+
+def _has_sparse(inputs):
+    """Whether an input of a call is a sparse array (``_sparse``, a class attribute)."""
+    try:
+        for x in inputs:
+            if x._sparse:
+                return True
+    except AttributeError:  # None or a non-array: the general path explains it
+        return any(getattr(x, "_sparse", False) for x in inputs)
+    return False
 
 
 class Entry:
@@ -754,8 +759,9 @@ def shape_rule(name):
 
 def storage_rule(name, dense=False):
     """Decorator: register the storage rule of operator ``name`` (MXNet's
-    FInferStorageType with its sparse FComputeEx): ``(attrs, input arrays) -> result``
-    on the storage MXNet gives, or None to run the dense kernel. It is asked when an
+    FInferStorageType with its sparse FComputeEx): ``(attrs, input arrays, out) -> result``
+    on the storage MXNet gives (``out`` itself when the rule wrote into it, as an in-place
+    optimizer update does), or None to run the dense kernel. It is asked when an
     input is sparse; with ``dense=True`` on every call (an operator whose attributes
     choose the output storage, as cast_storage)."""
     def deco(rule):

@@ -20,6 +20,7 @@ Which output stays sparse is MXNet 1.9.1's answer, recorded from it
 Stored values are kept when they become zero (``x - x`` of a csr keeps its entries), as
 MXNet's kernels do.
 """
+# pylint: disable=unused-argument  (storage rules share one signature: attrs, inputs, out)
 import warnings
 
 import torch
@@ -66,7 +67,7 @@ def cast_storage(data, *, stype):
 
 
 @storage_rule("cast_storage", dense=True)
-def _cast_storage_rule(attrs, inputs):
+def _cast_storage_rule(attrs, inputs, out=None):
     x, = inputs
     src, dst = _stype(x), attrs["stype"]
     if src == "default":
@@ -98,7 +99,7 @@ def sparse_retain(data, indices):
 
 
 @storage_rule("_sparse_retain")
-def _retain_rule(attrs, inputs):
+def _retain_rule(attrs, inputs, out=None):
     x, idx = inputs
     s = _sp(x)
     if s is None or s.stype != "row_sparse" or _sp(idx) is not None:
@@ -120,7 +121,7 @@ def getnnz(data, *, axis):
 
 
 @storage_rule("_contrib_getnnz")
-def _getnnz_rule(attrs, inputs):
+def _getnnz_rule(attrs, inputs, out=None):
     x, = inputs
     s = _sp(x)
     if s is None or s.stype != "csr":
@@ -144,7 +145,7 @@ ZERO_PRESERVING = (
 def _unary_rule(name):
     op = get(name)
 
-    def rule(attrs, inputs):
+    def rule(attrs, inputs, out=None):
         x, = inputs
         s = _sp(x)
         return s.replace(data=op.kernel(attrs)(_values(s)))
@@ -157,7 +158,7 @@ for _name in ZERO_PRESERVING:
 
 
 @storage_rule("zeros_like")
-def _zeros_like_rule(attrs, inputs):
+def _zeros_like_rule(attrs, inputs, out=None):
     s = _sp(inputs[0])
     return st.empty(s.stype, s.shape, s.data.dtype, s.data.device)
 
@@ -216,7 +217,7 @@ def _csr_binary(a, b, fn):
 def _binary_union_rule(name):
     op = get(name)
 
-    def rule(attrs, inputs):
+    def rule(attrs, inputs, out=None):
         a, b = inputs
         sa, sb = _sp(a), _sp(b)
         if sa is None or sb is None or sa.stype != sb.stype or sa.shape != sb.shape:
@@ -245,7 +246,7 @@ def _times_dense(s, t, fn):
 
 
 @storage_rule("elemwise_mul")
-def _elemwise_mul_rule(attrs, inputs):
+def _elemwise_mul_rule(attrs, inputs, out=None):
     a, b = inputs
     sa, sb = _sp(a), _sp(b)
     if sa is not None and sb is not None:
@@ -258,7 +259,7 @@ def _elemwise_mul_rule(attrs, inputs):
 
 
 def _broadcast_csr_rule(fn):
-    def rule(attrs, inputs):
+    def rule(attrs, inputs, out=None):
         a, b = inputs
         sa = _sp(a)
         if sa is None or sa.stype != "csr" or _sp(b) is not None:
@@ -275,7 +276,7 @@ storage_rule("broadcast_div")(_broadcast_csr_rule(torch.div))
 
 
 @storage_rule("add_n")
-def _add_n_rule(attrs, inputs):
+def _add_n_rule(attrs, inputs, out=None):
     ss = [_sp(x) for x in inputs]
     if any(s is None or s.stype != "row_sparse" for s in ss):
         return None
@@ -308,26 +309,38 @@ class _CsrDot(torch.autograd.Function):
             return None, None, None, None, None, None
         g = _csr_mm(data, indices, indptr, ctx.shape, grad, not ctx.transpose)
         if ctx.sparse_grad:
-            rows = torch.unique(st.csr_rows(CSR(ctx.shape, data, indices, indptr)) if ctx.transpose else indices)
+            rows = _named_rows(indptr, indices, ctx.shape, not ctx.transpose)
             g = torch.sparse_coo_tensor(rows.unsqueeze(0), g[rows], g.shape, check_invariants=False).coalesce()
         return gdata, g, None, None, None, None
 
 
+def _named_rows(indptr, indices, shape, columns):
+    """The sorted column numbers a csr stores values in (``columns``), or its non-empty
+    rows: the rows of ``csr.T @ x`` (``csr @ x``) MXNet stores, zero or not (no sort)."""
+    if columns:
+        return (torch.bincount(indices, minlength=shape[1]) > 0).nonzero().reshape(-1)
+    return (indptr[1:] > indptr[:-1]).nonzero().reshape(-1)
+
+
 def _csr_mm(data, indices, indptr, shape, rhs, transpose):
-    """``csr @ rhs`` (``csr.T @ rhs`` when ``transpose``) with torch's sparse CSR kernel."""
-    if not transpose:
-        with warnings.catch_warnings():  # "Sparse CSR tensor support is in beta state"
-            warnings.simplefilter("ignore", UserWarning)
+    """``csr @ rhs`` (``csr.T @ rhs`` when ``transpose``) with torch's sparse kernels: the
+    CSR one, and for the transpose the COO one on the swapped coordinates (no sort)."""
+    vec = rhs.dim() == 1
+    r = rhs.unsqueeze(1) if vec else rhs
+    with warnings.catch_warnings():  # "Sparse CSR tensor support is in beta state"
+        warnings.simplefilter("ignore", UserWarning)
+        if not transpose:
             m = torch.sparse_csr_tensor(indptr, indices, data, shape, check_invariants=False)
-        return torch.sparse.mm(m, rhs) if rhs.dim() == 2 else torch.sparse.mm(m, rhs.unsqueeze(1)).squeeze(1)
-    rows = st.csr_rows(CSR(shape, data, indices, indptr))
-    out = torch.zeros((shape[1],) + tuple(rhs.shape[1:]), dtype=rhs.dtype, device=rhs.device)
-    scale = data.reshape((-1,) + (1,) * (rhs.dim() - 1))
-    return out.index_add_(0, indices, rhs[rows] * scale)
+        else:
+            rows = st.csr_rows(CSR(shape, data, indices, indptr))
+            m = torch.sparse_coo_tensor(torch.stack([indices, rows]), data, (shape[1], shape[0]),
+                                        check_invariants=False)
+        out = torch.sparse.mm(m, r)
+    return out.squeeze(1) if vec else out
 
 
 @storage_rule("dot")
-def _dot_rule(attrs, inputs):
+def _dot_rule(attrs, inputs, out=None):
     lhs, rhs = inputs
     sl, sr = _sp(lhs), _sp(rhs)
     ta, tb = attrs["transpose_a"], attrs["transpose_b"]
@@ -343,8 +356,8 @@ def _dot_rule(attrs, inputs):
         out = _CsrDot.apply(_values(sl), r, sl.indices, sl.indptr, sl.shape, ta)
         if not ta:
             return out
-        rows = torch.unique(sl.indices)
-        return RowSparse(tuple(out.shape), out[rows], rows)
+        rows = _named_rows(sl.indptr, sl.indices, sl.shape, True)
+        return RowSparse(tuple(out.shape), out.index_select(0, rows), rows)
     if sl is None and sr is not None and sr.stype == "csr" and not ta and not tb:
         a = _dense(lhs)
         # dense x csr = (csr.T x dense.T).T; MXNet gives it on csr storage
@@ -355,7 +368,7 @@ def _dot_rule(attrs, inputs):
 
 # ----------------------------------------------------------------------------- slice, concat, square_sum
 @storage_rule("slice")
-def _slice_rule(attrs, inputs):
+def _slice_rule(attrs, inputs, out=None):
     s = _sp(inputs[0])
     if s.stype != "csr" or any(x not in (None, 1) for x in attrs["step"]):
         return None
@@ -377,7 +390,7 @@ def _slice_rule(attrs, inputs):
 
 
 @storage_rule("Concat")
-def _concat_rule(attrs, inputs):
+def _concat_rule(attrs, inputs, out=None):
     ss = [_sp(x) for x in inputs]
     if attrs["dim"] != 0 or any(s is None or s.stype != "csr" for s in ss):
         return None
@@ -390,7 +403,7 @@ def _concat_rule(attrs, inputs):
 
 
 @storage_rule("_square_sum")
-def _square_sum_rule(attrs, inputs):
+def _square_sum_rule(attrs, inputs, out=None):
     s = _sp(inputs[0])
     axis = attrs["axis"]
     if s.stype != "row_sparse" or len(s.shape) != 2 or tuple(axis or ()) not in ((1,), (-1,)) or \
@@ -409,7 +422,7 @@ def _lazy_update_rule(name):
     Without ``lazy_update`` the gradient is read densely (MXNet's standard update)."""
     op = get(name)
 
-    def rule(attrs, inputs):
+    def rule(attrs, inputs, out=None):
         weight, grad = inputs[0], inputs[1]
         sg = _sp(grad)
         if sg is None or sg.stype != "row_sparse" or not attrs["lazy_update"] or \
@@ -419,13 +432,16 @@ def _lazy_update_rule(name):
         w = weight._t
         states = [x._t for x in inputs[2:]]
         with torch.no_grad():
-            gathered = [s[rows] for s in states]
-            new_rows = op.kernel(attrs)(w[rows], _values(sg).to(w.dtype), *gathered)
+            gathered = [s.index_select(0, rows) for s in states]
+            new_rows = op.kernel(attrs)(w.index_select(0, rows), _values(sg).to(w.dtype), *gathered)
             for s, g in zip(states, gathered):
-                s[rows] = g
-            out = w.clone()
-            out[rows] = new_rows
-        return out
+                s.index_copy_(0, rows, g)
+            if out is weight:  # the usual weight update (out=weight): only the rows are written
+                w.index_copy_(0, rows, new_rows)
+                return weight
+            res = w.clone()
+            res.index_copy_(0, rows, new_rows)
+        return res
     rule.__name__ = "_%s_lazy" % name
     return rule
 
