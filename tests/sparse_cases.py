@@ -8,11 +8,15 @@ This module imports neither MXNet nor neogluon.
 import numpy as np
 
 CASES = {}
+OPS = {}  # case name -> the operators it runs that the coverage table looks for (op_coverage.tsv)
 
 
-def case(fn):
-    CASES[fn.__name__] = fn
-    return fn
+def case(fn=None, *, ops=()):
+    def deco(f):
+        CASES[f.__name__] = f
+        OPS[f.__name__] = tuple(ops)
+        return f
+    return deco(fn) if fn is not None else deco
 
 
 D = np.array([[0, 1, 0, 0], [2, 0, 3, 0], [0, 0, 0, 0], [0, -4, 0, 5], [0, 0, 6, 0]], "float32")
@@ -129,7 +133,7 @@ def reshape_raises(mx, np):
     return {"x": mx.nd.sparse.csr_matrix(D).reshape((4, 5))}
 
 
-@case
+@case(ops=("cast_storage", "_sparse_cast_storage"))
 def tostype_all(mx, np):
     x = mx.nd.array(D)
     c, r = x.tostype("csr"), x.tostype("row_sparse")
@@ -222,7 +226,7 @@ def rsp_getitem(mx, np):
     return {"all": r[:]}
 
 
-@case
+@case(ops=("_sparse_retain",))
 def retain(mx, np):
     r = mx.nd.sparse.row_sparse_array(R)
     return {"fn": mx.nd.sparse.retain(r, mx.nd.array([1, 2, 5])), "kw": mx.nd.sparse.retain(r, indices=mx.nd.array([0, 3])),
@@ -361,7 +365,7 @@ def add_n_where_concat_slice(mx, np):
             "slice_rsp": mx.nd.slice(r, begin=(1,), end=(4,))}
 
 
-@case
+@case(ops=("_contrib_getnnz",))
 def getnnz(mx, np):
     c, _, _ = _inputs(mx)
     return {"all": mx.nd.contrib.getnnz(c), "rows": mx.nd.contrib.getnnz(c, axis=1),
@@ -585,3 +589,62 @@ def kvstore_row_sparse_pull(mx, np):
     out3 = mx.nd.sparse.zeros("row_sparse", R.shape)
     kv.row_sparse_pull("e", out=out3, row_ids=mx.nd.array([2, 3]))
     return {"pulled": out, "pulled_rsp": out2, "after_push": out3}
+
+
+# ----------------------------------------------------------------------------- contrib operators on sparse storage
+G = np.array([[1, 0, 0, 2], [3, 0, 4, 0], [0, 5, 0, 0], [0, 6, 7, 0]], "int64")
+
+
+@case(ops=("_contrib_SparseEmbedding",))
+def sparse_embedding(mx, np):
+    w = mx.nd.array(np.arange(20).reshape(4, 5))
+    w.attach_grad(stype="row_sparse")
+    with mx.autograd.record():
+        y = mx.nd.contrib.SparseEmbedding(mx.nd.array([[1, 3], [0, 3]]), w, input_dim=4, output_dim=5)
+    y.backward(mx.nd.array(rnd(50, 2, 2, 5)))
+    return {"y": y, "grad": w.grad}
+
+
+@case(ops=("_contrib_group_adagrad_update",))
+def group_adagrad(mx, np):
+    w, h = mx.nd.array(rnd(51, 5, 3)), mx.nd.ones((5, 1))
+    g = mx.nd.sparse.row_sparse_array((rnd(52, 2, 3) * 4, [1, 3]), shape=(5, 3))
+    mx.nd.contrib.group_adagrad_update(w, g, h, lr=0.1, out=w)
+    w2, h2 = mx.nd.array(rnd(51, 5, 3)), mx.nd.ones((5, 1))
+    mx.nd.contrib.group_adagrad_update(w2, g, h2, lr=0.2, rescale_grad=0.5, clip_gradient=0.3, epsilon=1e-3, out=w2)
+    return {"w": w, "h": h, "w2": w2, "h2": h2}
+
+
+@case
+def group_adagrad_dense_raises(mx, np):
+    w = mx.nd.ones((4, 3))
+    mx.nd.contrib.group_adagrad_update(w, mx.nd.ones((4, 3)), mx.nd.ones((4, 1)), lr=0.1, out=w)
+    return {"w": w}
+
+
+@case(ops=("_contrib_edge_id", "_contrib_dgl_adjacency"))
+def dgl_edge_id_adjacency(mx, np):
+    x = mx.nd.sparse.csr_matrix(G)
+    return {"edge_id": mx.nd.contrib.edge_id(x, mx.nd.array([0, 0, 1, 1, 2, 3]), mx.nd.array([0, 1, 1, 2, 1, 2])),
+            "edge_id_f": mx.nd.contrib.edge_id(mx.nd.sparse.csr_matrix(np.array([[1.5, 0], [0, 2]], "float32")),
+                                               mx.nd.array([0, 1]), mx.nd.array([1, 1])),
+            "adjacency": mx.nd.contrib.dgl_adjacency(x)}
+
+
+@case(ops=("_contrib_dgl_subgraph",))
+def dgl_subgraph(mx, np):
+    x = mx.nd.sparse.csr_matrix(G)
+    two = mx.nd.contrib.dgl_subgraph(x, mx.nd.array([0, 1, 2], dtype="int64"), mx.nd.array([1, 3], dtype="int64"),
+                                     return_mapping=True)
+    one = mx.nd.contrib.dgl_subgraph(x, mx.nd.array([0, 2, 3], dtype="int64"), return_mapping=False)
+    return {"sub0": two[0], "sub1": two[1], "map0": two[2], "map1": two[3], "one": one}
+
+
+@case(ops=("_contrib_dgl_graph_compact",))
+def dgl_graph_compact(mx, np):
+    g = mx.nd.sparse.csr_matrix((np.array([10, 11, 12, 13], "int64"), np.array([7, 2, 7, 9], "int64"),
+                                 np.array([0, 2, 3, 4, 4, 4], "int64")), shape=(5, 10))
+    v = mx.nd.array([2, 7, 9, 0, 0, 3], dtype="int64")
+    with_map = mx.nd.contrib.dgl_graph_compact(g, v, graph_sizes=(3,), return_mapping=True)
+    return {"compact": mx.nd.contrib.dgl_graph_compact(g, v, graph_sizes=(3,), return_mapping=False),
+            "with_map": with_map[0], "map_dense": mx.nd.array(with_map[1].asnumpy())}

@@ -27,7 +27,7 @@ import torch
 
 from ..base import MXNetError
 from ..core import STATE
-from .registry import register, storage_rule, get, Str, Int, Any, Bool, REQUIRED
+from .registry import register, storage_rule, get, Str, Int, Any, Bool, Float, Dtype, REQUIRED
 from . import storage as st
 from .storage import CSR, RowSparse, INDEX_DTYPE
 
@@ -448,3 +448,47 @@ def _lazy_update_rule(name):
 
 for _name in ("sgd_update", "sgd_mom_update", "adam_update"):
     storage_rule(_name)(_lazy_update_rule(_name))
+
+
+# ----------------------------------------------------------------------------- SparseEmbedding, group AdaGrad
+@register("_contrib_SparseEmbedding", inputs=("data", "weight"),
+          params=dict(input_dim=Int(), output_dim=Int(), dtype=Dtype("float32"), sparse_grad=Bool(False)))
+def sparse_embedding(data, weight, *, input_dim, output_dim, dtype, sparse_grad):
+    """``Embedding`` whose weight gradient is always row_sparse (deprecated in MXNet 1.x
+    for ``Embedding(sparse_grad=True)``): torch's sparse gradient, rows of the indices looked up."""
+    if tuple(weight.shape) != (input_dim, output_dim):
+        raise MXNetError("Operator _contrib_SparseEmbedding: weight shape %s does not match (input_dim, output_dim)"
+                         "=(%d, %d)" % (tuple(weight.shape), input_dim, output_dim))
+    return torch.nn.functional.embedding(data.long().clamp(0, input_dim - 1), weight, sparse=weight.is_leaf)
+
+
+@register("_contrib_group_adagrad_update", inputs=("weight", "grad", "history"),
+          params=dict(lr=Float(), rescale_grad=Float(1.0), clip_gradient=Float(-1.0), epsilon=Float(1e-5)))
+def group_adagrad_update(weight, grad, history, *, lr, rescale_grad, clip_gradient, epsilon):
+    """Group AdaGrad on the rows of a row_sparse gradient (its storage rule); MXNet 1.9.1
+    has no kernel for a dense gradient, and neither has neogluon."""
+    raise MXNetError("Operator _contrib_group_adagrad_update: the gradient must be row_sparse (MXNet 1.9.1 has no "
+                     "dense kernel)")
+
+
+@storage_rule("_contrib_group_adagrad_update")
+def _group_adagrad_rule(attrs, inputs, out=None):
+    """``history[r] += mean(g[r]**2)``, ``weight[r] -= lr * g[r] / sqrt(history[r] + epsilon)``
+    on the rows ``r`` the gradient stores (``g`` rescaled and clipped), as MXNet."""
+    weight, grad, history = inputs
+    sg = _sp(grad)
+    if sg is None or sg.stype != "row_sparse" or _sp(weight) is not None or _sp(history) is not None:
+        raise MXNetError("Operator _contrib_group_adagrad_update: weight and history must be dense and grad "
+                         "row_sparse, got %s, %s and %s" % (_stype(weight), _stype(grad), _stype(history)))
+    rows, w, h = sg.indices, weight._t, history._t
+    with torch.no_grad():
+        g = _values(sg).to(w.dtype) * attrs["rescale_grad"]
+        if attrs["clip_gradient"] > 0:
+            g = g.clamp(-attrs["clip_gradient"], attrs["clip_gradient"])
+        hist = h.index_select(0, rows) + (g * g).reshape(g.shape[0], -1).mean(1).reshape((-1,) + (1,) * (h.dim() - 1))
+        h.index_copy_(0, rows, hist)
+        new = w.index_select(0, rows) - attrs["lr"] * g / (hist + attrs["epsilon"]).sqrt()
+        target = weight if out is weight else None
+        res = w if target is not None else w.clone()
+        res.index_copy_(0, rows, new)
+    return target if target is not None else res
