@@ -648,3 +648,27 @@ def dgl_graph_compact(mx, np):
     with_map = mx.nd.contrib.dgl_graph_compact(g, v, graph_sizes=(3,), return_mapping=True)
     return {"compact": mx.nd.contrib.dgl_graph_compact(g, v, graph_sizes=(3,), return_mapping=False),
             "with_map": with_map[0], "map_dense": mx.nd.array(with_map[1].asnumpy())}
+
+
+def _full_graph(mx):
+    data = np.arange(1, 21, dtype=np.int64)
+    indices = np.array([1, 2, 3, 4, 0, 2, 3, 4, 0, 1, 3, 4, 0, 1, 2, 4, 0, 1, 2, 3], np.int64)
+    return mx.nd.sparse.csr_matrix((data, indices, np.arange(0, 21, 4, dtype=np.int64)), shape=(5, 5))
+
+
+@case(ops=("_contrib_dgl_csr_neighbor_uniform_sample", "_contrib_dgl_csr_neighbor_non_uniform_sample"))
+def dgl_neighbor_sample_every_neighbour(mx, np):
+    """With num_neighbor at least every degree the samplers draw nothing at random: MXNet's
+    answers are exact (the walk, its truncation at max_num_vertices, the layers)."""
+    a = _full_graph(mx)
+    seeds = mx.nd.array([0, 1, 2, 3, 4], dtype="int64")
+    u = mx.nd.contrib.dgl_csr_neighbor_uniform_sample(a, seeds, num_args=2, num_hops=1, num_neighbor=4,
+                                                      max_num_vertices=5)
+    one = mx.nd.contrib.dgl_csr_neighbor_uniform_sample(a, mx.nd.array([3], dtype="int64"), num_args=2, num_hops=2,
+                                                        num_neighbor=4, max_num_vertices=5)
+    prob = mx.nd.array([0.9, 0.8, 0.2, 0.4, 0.1])
+    nu = mx.nd.contrib.dgl_csr_neighbor_non_uniform_sample(a, prob, seeds, num_args=3, num_hops=1, num_neighbor=4,
+                                                           max_num_vertices=5)
+    out = {"u_ids": u[0], "u_csr": u[1], "u_layer": u[2], "one_ids": one[0], "one_csr": one[1],
+           "one_layer": one[2], "nu_ids": nu[0], "nu_csr": nu[1], "nu_prob": nu[2], "nu_layer": nu[3]}
+    return out

@@ -84,3 +84,36 @@ def test_dgl_subgraph_unsorted_vertices_raise():
     x = mx.nd.sparse.csr_matrix(sparse_cases.G)
     with pytest.raises(MXNetError, match="has to be sorted"):
         mx.nd.contrib.dgl_subgraph(x, mx.nd.array([2, 0], dtype="int64"), return_mapping=False)
+
+
+@pytest.mark.parametrize("non_uniform", [False, True])
+def test_dgl_neighbor_sampling_draws_valid_subgraphs(non_uniform):
+    """MXNet's random stream cannot be reproduced: what a random draw must satisfy (the
+    draw-free answers are recorded in ``dgl_neighbor_sample_every_neighbour``)."""
+    a = sparse_cases._full_graph(mx)
+    dense = a.asnumpy()
+    seeds = mx.nd.array([1, 3], dtype="int64")
+    prob = mx.nd.array([0.9, 0.8, 0.2, 0.4, 0.1])
+    draws = []
+    for _ in range(2):
+        mx.random.seed(7)
+        if non_uniform:
+            ids, csr, p, layer = mx.nd.contrib.dgl_csr_neighbor_non_uniform_sample(
+                a, prob, seeds, num_args=3, num_hops=1, num_neighbor=2, max_num_vertices=5)
+        else:
+            ids, csr, layer = mx.nd.contrib.dgl_csr_neighbor_uniform_sample(
+                a, seeds, num_args=2, num_hops=1, num_neighbor=2, max_num_vertices=5)
+        draws.append(csr.asnumpy())
+        n = int(ids.asnumpy()[-1])
+        vertices = ids.asnumpy()[:n]
+        assert csr.stype == "csr" and csr.shape == (5, 5) and 3 <= n <= 5
+        assert list(vertices) == sorted(set(vertices)) and {1, 3} <= set(vertices)
+        sub = csr.asnumpy()
+        for r, v in enumerate(vertices):
+            row = sub[r]
+            assert (row != 0).sum() == (2 if v in (1, 3) else 0)  # only the seeds are expanded (one hop)
+            assert all(row[c] == dense[v, c] for c in np.nonzero(row)[0])  # the graph's own edge ids
+            assert layer.asnumpy()[r] == (0 if v in (1, 3) else 1)
+        if non_uniform:
+            np.testing.assert_allclose(p.asnumpy()[:n], prob.asnumpy()[vertices])
+    np.testing.assert_array_equal(draws[0], draws[1])  # mx.random.seed makes a draw repeatable

@@ -159,3 +159,108 @@ def _graph_compact(attrs, inputs, out=None):
         graphs.append(CSR((size, size), torch.arange(nnz, dtype=g.data.dtype), cols, indptr))
         maps.append(st.empty("csr", (size, size), g.data.dtype, g.data.device))
     return _outputs(graphs + maps if attrs["return_mapping"] else graphs)
+
+
+# ----------------------------------------------------------------------------- neighbour sampling
+_SAMPLE_PARAMS = dict(num_args=Int(), num_hops=Int(1), num_neighbor=Int(2), max_num_vertices=Int(100))
+
+
+def _sample_inputs(fixed):
+    def names(attrs):
+        return fixed + tuple("seed_arrays%d" % i for i in range(attrs["num_args"] - len(fixed)))
+    return names
+
+
+def _sample_outputs(fixed, sets):
+    def count(attrs):
+        return sets * (attrs["num_args"] - len(fixed))
+    return count
+
+
+register("_contrib_dgl_csr_neighbor_uniform_sample", inputs=_sample_inputs(("csr_matrix",)), variadic="num_args",
+         num_outputs=_sample_outputs(("csr_matrix",), 3), params=dict(_SAMPLE_PARAMS))(
+    _dense_refused("_contrib_dgl_csr_neighbor_uniform_sample"))
+register("_contrib_dgl_csr_neighbor_non_uniform_sample", inputs=_sample_inputs(("csr_matrix", "probability")),
+         variadic="num_args", num_outputs=_sample_outputs(("csr_matrix", "probability"), 4),
+         params=dict(_SAMPLE_PARAMS))(_dense_refused("_contrib_dgl_csr_neighbor_non_uniform_sample"))
+
+
+def _pick(cols, edges, num_neighbor, prob):
+    """Up to ``num_neighbor`` of a vertex's neighbours, without replacement, kept in the
+    graph's order: all of them when there are few enough, else drawn uniformly or with
+    probability ``prob[neighbour]`` (torch's generator: ``mx.random.seed`` seeds it)."""
+    if cols.numel() <= num_neighbor:
+        return cols, edges
+    if prob is None:
+        chosen = torch.randperm(cols.numel())[:num_neighbor]
+    else:
+        chosen = torch.multinomial(prob[cols].double(), num_neighbor, replacement=False)
+    chosen = chosen.sort().values
+    return cols[chosen], edges[chosen]
+
+
+def _sample_one(g, seeds, attrs, prob):
+    """MXNet's SampleSubgraph: a breadth-first walk from the seeds, sampling each vertex's
+    neighbours until ``num_hops`` or ``max_num_vertices``. Gives the sorted vertex ids
+    (the count last), the sampled edges as a (max_num_vertices, n) csr whose rows follow
+    the vertex ids, and each vertex's layer; MXNet leaves the unused tail of the id and
+    layer arrays uninitialised, it is 0 here."""
+    hops, k, cap = attrs["num_hops"], attrs["num_neighbor"], attrs["max_num_vertices"]
+    indptr, indices, values = g.indptr.tolist(), g.indices, g.data.detach()
+    layer = {}
+    queue = []
+    for v in seeds.tolist():
+        if v not in layer:
+            layer[v] = 0
+            queue.append(v)
+    picked = {}
+    idx = 0
+    while idx < len(queue) and len(layer) < cap:
+        v = queue[idx]
+        idx += 1
+        if layer[v] >= hops:
+            continue
+        lo, hi = indptr[v], indptr[v + 1]
+        cols, edges = _pick(indices[lo:hi], values[lo:hi], k, prob)
+        picked[v] = (cols, edges)
+        for c in cols.tolist():
+            if c not in layer:
+                layer[c] = layer[v] + 1
+                queue.append(c)
+    vertices = sorted(layer)[:cap]
+    ids = torch.zeros(cap + 1, dtype=INDEX_DTYPE)
+    ids[:len(vertices)] = torch.tensor(vertices, dtype=INDEX_DTYPE)
+    ids[cap] = len(layer)
+    layers = torch.zeros(cap, dtype=INDEX_DTYPE)
+    layers[:len(vertices)] = torch.tensor([layer[v] for v in vertices], dtype=INDEX_DTYPE)
+    rows = [picked.get(v, (indices[:0], values[:0])) for v in vertices]
+    counts = torch.tensor([c.numel() for c, _ in rows] + [0] * (cap - len(vertices)), dtype=INDEX_DTYPE)
+    indptr_out = torch.zeros(cap + 1, dtype=INDEX_DTYPE)
+    torch.cumsum(counts, 0, out=indptr_out[1:])
+    csr = CSR((cap, g.shape[1]), torch.cat([e for _, e in rows]) if rows else values[:0],
+              torch.cat([c for c, _ in rows]) if rows else indices[:0], indptr_out)
+    probs = None
+    if prob is not None:
+        probs = torch.zeros(cap, dtype=prob.dtype)
+        probs[:len(vertices)] = prob[torch.tensor(vertices, dtype=INDEX_DTYPE)]
+    return ids, csr, probs, layers
+
+
+def _sample_rule(name, non_uniform):
+    def rule(attrs, inputs, out=None):
+        g = _graph(name, inputs[0], "csr_matrix")
+        prob = inputs[1]._t.detach() if non_uniform else None
+        seeds = inputs[2:] if non_uniform else inputs[1:]
+        samples = [_sample_one(g, _index(s), attrs, prob) for s in seeds]
+        res = [s[0] for s in samples] + [s[1] for s in samples]
+        if non_uniform:
+            res += [s[2] for s in samples]
+        return res + [s[3] for s in samples]
+    rule.__name__ = "_%s_rule" % name.lstrip("_")
+    return rule
+
+
+storage_rule("_contrib_dgl_csr_neighbor_uniform_sample")(_sample_rule("_contrib_dgl_csr_neighbor_uniform_sample",
+                                                                       False))
+storage_rule("_contrib_dgl_csr_neighbor_non_uniform_sample")(
+    _sample_rule("_contrib_dgl_csr_neighbor_non_uniform_sample", True))
