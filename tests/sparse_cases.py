@@ -332,7 +332,7 @@ def dot_shape_mismatch_raises(mx, np):
     return {"x": mx.nd.dot(mx.nd.sparse.csr_matrix(D), mx.nd.ones((5, 2))).asnumpy()}
 
 
-@case
+@case(ops=("_square_sum",))
 def reductions(mx, np):
     c, r, _ = _inputs(mx)
     out = {}
