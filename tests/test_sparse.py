@@ -13,6 +13,7 @@ import pytest
 
 import neogluon as mx
 from neogluon.base import MXNetError
+from neogluon.ndarray import serialization
 
 import sparse_cases
 
@@ -117,3 +118,47 @@ def test_dgl_neighbor_sampling_draws_valid_subgraphs(non_uniform):
         if non_uniform:
             np.testing.assert_allclose(p.asnumpy()[:n], prob.asnumpy()[vertices])
     np.testing.assert_array_equal(draws[0], draws[1])  # mx.random.seed makes a draw repeatable
+
+
+def test_mxnet_written_sparse_files_load_with_their_storage_and_resave_byte_for_byte():
+    want = RECORDED["save_bytes"]["outputs"]
+    for name in want:
+        blob = VALUES["save_bytes/%s:bytes" % name].tobytes()
+        loaded = mx.nd.load_frombuffer(blob)
+        arrays = list(loaded.values()) if isinstance(loaded, dict) else loaded
+        stypes = [a.stype for a in arrays]
+        assert stypes == (["csr", "default", "row_sparse"] if name == "list" else
+                          ["csr" if name.startswith("csr") else "row_sparse"]), name
+        assert serialization.dumps(loaded) == blob, name
+
+
+def test_pickle_keeps_the_storage():
+    import pickle
+    c = mx.nd.sparse.csr_matrix(sparse_cases.D)
+    r = mx.nd.sparse.row_sparse_array(sparse_cases.R)
+    for a in (c, r):
+        b = pickle.loads(pickle.dumps(a))
+        assert type(b) is type(a) and b.stype == a.stype and b.shape == a.shape
+        np.testing.assert_array_equal(b.asnumpy(), a.asnumpy())
+        np.testing.assert_array_equal(b.indices.asnumpy(), a.indices.asnumpy())
+
+
+def test_check_format_names_the_problem():
+    c = mx.nd.sparse.csr_matrix(([1.0, 2.0], [2, 0], [0, 2, 2]), shape=(2, 3))  # columns not sorted in row 0
+    with pytest.raises(MXNetError, match="not sorted"):
+        c.check_format()
+    c.check_format(full_check=False)
+    r = mx.nd.sparse.row_sparse_array(([[1.0], [2.0]], [3, 1]), shape=(4, 1))
+    with pytest.raises(MXNetError, match="strictly increasing"):
+        r.check_format()
+    mx.nd.sparse.csr_matrix(sparse_cases.D).check_format()
+
+
+def test_dense_operators_read_sparse_arrays_densely():
+    """An operator without a sparse kernel reads a sparse input as its dense value and
+    gives a dense result (MXNet's storage fallback); the dense form is made once."""
+    c = mx.nd.sparse.csr_matrix(sparse_cases.D)
+    out = mx.nd.exp(c)
+    assert out.stype == "default"
+    np.testing.assert_allclose(out.asnumpy(), np.exp(sparse_cases.D), rtol=1e-6)
+    assert c._t is c._t

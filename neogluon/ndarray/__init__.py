@@ -37,6 +37,7 @@ from .sparse import CSRNDArray, RowSparseNDArray, BaseSparseNDArray  # noqa: E40
 _generated = _register.populate(globals(), {"contrib": contrib, "linalg": linalg, "image": image,
                                              "sparse": sparse, "random": random})
 op.__dict__.update(_generated)
+sparse.gs_retain = sparse.retain  # MXNet's name for gen_sparse.retain in mx.nd.sparse
 _internal.__dict__.update(_generated)
 Custom = op.Custom = _internal.Custom = _operator.custom.ndarray_custom(invoke)  # inputs named by the prop
 
