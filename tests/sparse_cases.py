@@ -672,3 +672,19 @@ def dgl_neighbor_sample_every_neighbour(mx, np):
     out = {"u_ids": u[0], "u_csr": u[1], "u_layer": u[2], "one_ids": one[0], "one_csr": one[1],
            "one_layer": one[2], "nu_ids": nu[0], "nu_csr": nu[1], "nu_prob": nu[2], "nu_layer": nu[3]}
     return out
+
+
+@case
+def parameter_row_sparse_data(mx, np):
+    p = mx.gluon.Parameter("emb", shape=(4, 2), stype="row_sparse", init=mx.init.Constant(1.5))
+    p.initialize()
+    mx.gluon.Trainer([p], "sgd", {"learning_rate": 0.1})
+    return {"rows": p.row_sparse_data(mx.nd.array([2, 0, 2])), "list0": p.list_row_sparse_data(mx.nd.array([3]))[0],
+            "grad_stype": p.grad().stype}
+
+
+@case
+def parameter_row_sparse_data_without_trainer_raises(mx, np):
+    p = mx.gluon.Parameter("emb", shape=(4, 2), stype="row_sparse", init=mx.init.Constant(1.5))
+    p.initialize()
+    return {"rows": p.row_sparse_data(mx.nd.array([2, 0, 2]))}

@@ -74,6 +74,7 @@ class Parameter:
         self._ctx_list = None
         self._ctx_map = None
         self._trainer = None
+        self._row_sparse_bufs = {}  # id(data) -> (data, its RowSparseNDArray of row_sparse_data)
         self._deferred_init = ()
         self._differentiable = differentiable
         self._allow_deferred_init = allow_deferred_init
@@ -241,22 +242,36 @@ class Parameter:
             raise TypeError("row_id must have NDArray type, but %s is given" % type(row_id))
         return row_id._t.detach().long().flatten().unique()
 
-    @staticmethod
-    def _keep_rows(arr, rows):
-        out = torch.zeros_like(arr._t.detach())
-        rows = rows.to(out.device)
-        out[rows] = arr._t.detach()[rows]
-        return NDArray(out)
+    def _keep_rows(self, arr, rows):
+        """The RowSparseNDArray of ``arr``'s context, now holding its rows ``rows`` (sorted,
+        unique): as in MXNet one array per context, which the next pull overwrites."""
+        t = arr._t.detach()
+        rows = rows.to(t.device)
+        stored = _storage.RowSparse(tuple(t.shape), t[rows].clone(), rows)
+        buf = self._row_sparse_bufs.get(id(arr))
+        if buf is None or buf[0] is not arr:
+            buf = self._row_sparse_bufs[id(arr)] = (arr, ndarray.sparse.wrap_stored(stored))
+        else:
+            buf[1]._set(stored)
+        return buf[1]
+
+    def _check_trainer_for_rows(self):
+        if self._trainer is None:
+            raise RuntimeError("Cannot get row_sparse data for Parameter '%s' when no Trainer is created with it."
+                               % self.name)
 
     def row_sparse_data(self, row_id):
-        """For a 'row_sparse' parameter: its value on ``row_id``'s context with only the rows
-        in ``row_id`` kept (others zero), as a dense array."""
+        """For a 'row_sparse' parameter: a RowSparseNDArray of its value on ``row_id``'s
+        context holding the rows in ``row_id`` (sorted, once each), as MXNet's Trainer pulls
+        them; like MXNet it needs a Trainer created with the parameter."""
         rows = self._rows(row_id)
+        self._check_trainer_for_rows()
         return self._keep_rows(self._check_and_get(self._data, row_id.context), rows)
 
     def list_row_sparse_data(self, row_id):
         """``row_sparse_data`` on every context."""
         rows = self._rows(row_id)
+        self._check_trainer_for_rows()
         return [self._keep_rows(d, rows) for d in self._check_and_get(self._data, list)]
 
     # ------------------------------------------------------------------ initialization
