@@ -127,6 +127,11 @@ def attach_grads(variables, grad_req="write", stype=None):
         raise MXNetError("grad_req must be one of %s, got %r" % (", ".join(map(repr, GRAD_REQS)), grad_req))
     if stype not in (None, "default", "row_sparse"):
         raise MXNetError("attach_grad: a gradient is stored 'default' or 'row_sparse', not %r" % (stype,))
+    for v in variables:
+        if v._sparse:
+            raise MXNetError("attach_grad: a %s of shape %s cannot be a variable in neogluon (gradients reach "
+                             "dense arrays; MXNet gives a sparse variable a gradient of its storage type)"
+                             % (type(v).__name__, v.shape))
     if stype == "row_sparse":
         buffers = [_sparse.zeros("row_sparse", v.shape, dtype=v.dtype) for v in variables]
     else:

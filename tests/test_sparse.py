@@ -162,3 +162,9 @@ def test_dense_operators_read_sparse_arrays_densely():
     assert out.stype == "default"
     np.testing.assert_allclose(out.asnumpy(), np.exp(sparse_cases.D), rtol=1e-6)
     assert c._t is c._t
+
+
+def test_sparse_arrays_cannot_be_variables():
+    c = mx.nd.sparse.csr_matrix(sparse_cases.D)
+    with pytest.raises(MXNetError, match="cannot be a variable"):
+        c.attach_grad()
