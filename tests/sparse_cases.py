@@ -466,6 +466,29 @@ def adam_not_lazy(mx, np):
     return _lazy_step(mx, "adam", False)
 
 
+def _sparse_step(mx, opt_name, **kw):
+    """An optimizer whose row_sparse kernel is always lazy (AdaGrad, FTRL), three steps."""
+    w = mx.nd.array(rnd(30, 6, 3))
+    opt = mx.optimizer.create(opt_name, learning_rate=0.1, wd=0.01, **kw)
+    state = opt.create_state(0, w)
+    out = {}
+    for step, rows in enumerate(([1, 4], [0, 4], [2])):
+        g = mx.nd.sparse.row_sparse_array((rnd(31 + step, len(rows), 3), rows), shape=(6, 3))
+        opt.update(0, w, g, state)
+        out["w%d" % step] = w.copy()
+    return out
+
+
+@case
+def adagrad_row_sparse(mx, np):
+    return _sparse_step(mx, "adagrad", clip_gradient=0.5)
+
+
+@case
+def ftrl_row_sparse(mx, np):
+    return _sparse_step(mx, "ftrl", lamda1=0.01)
+
+
 # ----------------------------------------------------------------------------- files
 @case
 def save_bytes(mx, np):

@@ -446,8 +446,20 @@ def _lazy_update_rule(name):
     return rule
 
 
+# (ftrl_update has no such rule: on a dense weight MXNet reads a row_sparse gradient densely)
 for _name in ("sgd_update", "sgd_mom_update", "adam_update"):
     storage_rule(_name)(_lazy_update_rule(_name))
+
+
+@storage_rule("_sparse_adagrad_update")
+def _sparse_adagrad_rule(attrs, inputs, out=None):
+    """MXNet 1.9.1 has AdaGrad's row_sparse kernel for row_sparse weight, gradient and
+    history only; a row_sparse gradient of a dense weight is refused, as there."""
+    if _sp(inputs[1]) is not None:
+        raise MXNetError("Operator _sparse_adagrad_update is not implemented for storage types (weight %s, grad %s, "
+                         "history %s): MXNet 1.9.1 updates row_sparse weights only"
+                         % tuple(_stype(x) for x in inputs))
+    return None
 
 
 # ----------------------------------------------------------------------------- SparseEmbedding, group AdaGrad

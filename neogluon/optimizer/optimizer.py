@@ -607,6 +607,12 @@ class AdaGrad(Optimizer):
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
+        if grad.stype == "row_sparse":  # MXNet's sparse kernel: only the rows the gradient stores
+            kwargs = {"epsilon": self.float_stable_eps, "rescale_grad": self.rescale_grad}
+            if self.clip_gradient:
+                kwargs["clip_gradient"] = self.clip_gradient
+            nd.sparse.adagrad_update(weight, grad, state, out=weight, lr=lr, wd=wd, **kwargs)
+            return
         w, g = weight._t, _clipped(grad._t * self.rescale_grad, self.clip_gradient)
         history = state._t
         history.add_(g * g)
