@@ -17,7 +17,6 @@ import torch
 
 from ..base import MXNetError, NotSupportedForSparseNDArray, numeric_types, torch_dtype, np_type
 from ..context import Context, as_context, current_context
-from ..core import STATE as _STATE
 from ..operator import registry as _registry
 from ..operator import storage as _storage
 from ..operator.storage import CSR, RowSparse, INDEX_DTYPE
@@ -26,7 +25,6 @@ from .ndarray import NDArray, invoke
 __all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array",
            "zeros", "empty", "array", "add", "subtract", "multiply", "divide"]
 
-_STYPES = ("default", "row_sparse", "csr")
 py_slice = builtins.slice  # this module also gets the generated ``slice`` operator
 
 
