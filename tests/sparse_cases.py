@@ -711,3 +711,29 @@ def parameter_row_sparse_data_without_trainer_raises(mx, np):
     p = mx.gluon.Parameter("emb", shape=(4, 2), stype="row_sparse", init=mx.init.Constant(1.5))
     p.initialize()
     return {"rows": p.row_sparse_data(mx.nd.array([2, 0, 2]))}
+
+
+@case
+def save_parameters_row_sparse(mx, np):
+    """A 'row_sparse' Parameter is saved as a row_sparse record of every row."""
+    import os
+    import tempfile
+
+    class Block(mx.gluon.Block):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.w = self.params.get("w", shape=(4, 2), stype="row_sparse", init=mx.init.Constant(1.5))
+                self.b = self.params.get("b", shape=(2,), init=mx.init.Zero())
+
+    net = Block(prefix="blk_")
+    net.initialize()
+    mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "net.params")
+        net.save_parameters(path)
+        with open(path, "rb") as f:
+            blob = f.read()
+        loaded = mx.nd.load(path)
+        net.load_parameters(path)
+    return {"bytes": blob, "w": loaded["w"], "b": loaded["b"], "w_after_load": net.w.row_sparse_data(mx.nd.arange(4))}

@@ -329,7 +329,13 @@ class Parameter:
                                            self._grad_stype)
 
     def _reduce(self):
-        """The value on CPU, averaged over the contexts."""
+        """The value on CPU, averaged over the contexts; for a 'row_sparse' parameter, a
+        RowSparseNDArray of every row (what MXNet saves for it; a Trainer is needed)."""
+        if self._stype != "default":
+            self._check_trainer_for_rows()
+            t = self._check_and_get(self._data, list)[0]._t.detach().cpu()
+            rows = torch.arange(t.shape[0], dtype=_storage.INDEX_DTYPE)
+            return ndarray.sparse.wrap_stored(_storage.RowSparse(tuple(t.shape), t.clone(), rows))
         block = self.list_data()
         if len(block) == 1:
             return self.data().copyto(cpu())
