@@ -737,3 +737,34 @@ def save_parameters_row_sparse(mx, np):
         loaded = mx.nd.load(path)
         net.load_parameters(path)
     return {"bytes": blob, "w": loaded["w"], "b": loaded["b"], "w_after_load": net.w.row_sparse_data(mx.nd.arange(4))}
+
+
+@case
+def train_row_sparse_parameter(mx, np):
+    """MXNet's Gluon sparse pattern: a 'row_sparse' weight with a row_sparse gradient, its
+    rows pulled with ``row_sparse_data(x.indices)`` for a csr batch, momentum SGD."""
+    class SparseDense(mx.gluon.Block):
+        def __init__(self, features, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.weight = self.params.get("weight", shape=(features, 1), stype="row_sparse",
+                                              grad_stype="row_sparse", init=mx.init.Constant(0.2))
+
+        def forward(self, x):
+            return mx.nd.sparse.dot(x, self.weight.row_sparse_data(x.indices))
+
+    rs = np.random.RandomState(3)
+    net = SparseDense(10, prefix="sd_")
+    net.initialize()
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9})
+    out = {}
+    for step in range(3):
+        x = mx.nd.sparse.csr_matrix(rs.uniform(0, 1, (4, 10)).astype("float32") * (rs.uniform(0, 1, (4, 10)) < 0.25))
+        y = mx.nd.array(rs.uniform(-1, 1, (4, 1)))
+        with mx.autograd.record():
+            loss = mx.gluon.loss.L2Loss()(net(x), y)
+        loss.backward()
+        out["grad%d" % step] = net.weight.grad().copy()
+        trainer.step(4)
+        out["w%d" % step] = net.weight.row_sparse_data(mx.nd.arange(10)).copy()
+    return out

@@ -245,9 +245,15 @@ class Parameter:
     def _keep_rows(self, arr, rows):
         """The RowSparseNDArray of ``arr``'s context, now holding its rows ``rows`` (sorted,
         unique): as in MXNet one array per context, which the next pull overwrites."""
-        t = arr._t.detach()
+        t = arr._t
         rows = rows.to(t.device)
-        stored = _storage.RowSparse(tuple(t.shape), t[rows].clone(), rows)
+        if t.requires_grad and autograd.is_recording():
+            # the rows as a differentiable lookup: the gradient reaches the parameter as
+            # torch's sparse gradient on exactly these rows (MXNet's row_sparse gradient)
+            values = torch.nn.functional.embedding(rows, t, sparse=True)
+        else:
+            values = t.detach()[rows].clone()
+        stored = _storage.RowSparse(tuple(t.shape), values, rows)
         buf = self._row_sparse_bufs.get(id(arr))
         if buf is None or buf[0] is not arr:
             buf = self._row_sparse_bufs[id(arr)] = (arr, ndarray.sparse.wrap_stored(stored))
