@@ -768,3 +768,40 @@ def train_row_sparse_parameter(mx, np):
         trainer.step(4)
         out["w%d" % step] = net.weight.row_sparse_data(mx.nd.arange(10)).copy()
     return out
+
+
+def _train_embedding_two_contexts(mx, **trainer_kwargs):
+    """Embedding(sparse_grad=True) on [cpu(0), cpu(1)]: the row_sparse gradients of both
+    contexts are summed on their rows and Adam updates lazily."""
+    ctxs = [mx.cpu(0), mx.cpu(1)]
+    net = mx.gluon.nn.Embedding(12, 3, sparse_grad=True, prefix="e_")
+    net.initialize(mx.init.Constant(0.1), ctx=ctxs)
+    trainer = mx.gluon.Trainer(net.collect_params(), "adam", {"learning_rate": 0.1}, **trainer_kwargs)
+    rs = np.random.RandomState(0)
+    out = {}
+    for step in range(3):
+        idx = rs.randint(0, 12, (4, 2)).astype("float32")
+        parts = mx.gluon.utils.split_and_load(mx.nd.array(idx), ctxs)
+        with mx.autograd.record():
+            losses = [(net(p) * (k + 1)).sum() for k, p in enumerate(parts)]
+        for loss in losses:
+            loss.backward()
+        trainer.step(4)
+        out["w%d_ctx0" % step] = net.weight.data(ctxs[0]).copy()
+        out["w%d_ctx1" % step] = net.weight.data(ctxs[1]).copyto(mx.cpu(0))
+    return out
+
+
+@case
+def train_embedding_two_contexts(mx, np):
+    return _train_embedding_two_contexts(mx)
+
+
+@case
+def train_embedding_two_contexts_on_kvstore(mx, np):
+    return _train_embedding_two_contexts(mx, update_on_kvstore=True)
+
+
+@case
+def train_embedding_two_contexts_not_on_kvstore(mx, np):
+    return _train_embedding_two_contexts(mx, update_on_kvstore=False)

@@ -27,7 +27,9 @@ VALUES = np.load(os.path.join(FIXTURES, "values.npz"))
 TOLERANCE = {"dot_operators": 1e-5, "reductions": 1e-5, "grad_dot_row_sparse": 1e-5, "adam_lazy": 1e-5,
              "adam_not_lazy": 1e-5, "sgd_lazy": 1e-6, "sgd_not_lazy": 1e-6, "sgd_lazy_no_momentum": 1e-6, "adagrad_row_sparse": 1e-5, "ftrl_row_sparse": 1e-5,
              "unary_operators": 1e-6, "binary_operators": 1e-6, "train_linear_csr_lazy_adam": 1e-5,
-             "train_linear_csr_lazy_sgd": 1e-5, "train_embedding_sparse_grad": 1e-5, "train_row_sparse_parameter": 1e-5}
+             "train_linear_csr_lazy_sgd": 1e-5, "train_embedding_sparse_grad": 1e-5, "train_row_sparse_parameter": 1e-5,
+             "train_embedding_two_contexts": 1e-5, "train_embedding_two_contexts_on_kvstore": 1e-5,
+             "train_embedding_two_contexts_not_on_kvstore": 1e-5}
 ERRORS = {"MXNetError": MXNetError, "ValueError": ValueError, "TypeError": TypeError,
           "NotImplementedError": NotImplementedError, "RuntimeError": RuntimeError, "ImportError": ImportError, "AttributeError": AttributeError,
           "ModuleNotFoundError": ModuleNotFoundError}

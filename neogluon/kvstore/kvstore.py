@@ -145,6 +145,9 @@ class KVStore:
                 if tuple(o.shape) != tuple(stored.shape):
                     raise MXNetError("KVStore.pull: output of shape %s for key %r, which holds shape %s"
                                      % (tuple(o.shape), k, tuple(stored.shape)))
+                if o.stype != "default" or stored.stype != "default":
+                    stored.copyto(o)  # into a sparse output: its storage, cast as MXNet's CopyFromTo
+                    continue
                 with torch.no_grad():
                     o._t.copy_(stored._t)
 
