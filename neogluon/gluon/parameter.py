@@ -442,10 +442,13 @@ class Parameter:
             self._data = [d.astype(dtype) for d in self._data]
             if self._grad is None:
                 return
-            old, self._grad = self._grad, autograd.attach_grads(self._data, self.grad_req)
+            old, self._grad = self._grad, autograd.attach_grads(self._data, self.grad_req, self._grad_stype)
             with torch.no_grad():
                 for g, o in zip(self._grad, old):
-                    g._t.copy_(o._t)
+                    if g.stype != "default":
+                        o.astype(dtype).copyto(g)
+                    else:
+                        g._t.copy_(o._t)
 
     def var(self):
         """The Symbol variable of this parameter, with its shape, dtype, lr/wd multipliers
