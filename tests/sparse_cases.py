@@ -805,3 +805,28 @@ def train_embedding_two_contexts_on_kvstore(mx, np):
 @case
 def train_embedding_two_contexts_not_on_kvstore(mx, np):
     return _train_embedding_two_contexts(mx, update_on_kvstore=False)
+
+
+@case
+def module_linear_regression_csr(mx, np):
+    """MXNet's sparse linear regression with the Module API: csr data, a weight declared
+    ``stype='row_sparse'`` (its gradient row_sparse, Adam lazy on it), two epochs."""
+    rs = np.random.RandomState(0)
+    x = rs.uniform(0, 1, (8, 6)).astype("float32") * (rs.uniform(0, 1, (8, 6)) < 0.12)
+    y = rs.uniform(0, 1, (8,)).astype("float32")
+    data = mx.sym.var("data", stype="csr")
+    weight = mx.sym.var("weight", stype="row_sparse", shape=(6, 1))
+    out = mx.sym.LinearRegressionOutput(mx.sym.sparse.dot(data, weight), mx.sym.var("softmax_label"))
+    it = mx.io.NDArrayIter(mx.nd.sparse.csr_matrix(x), y, batch_size=4, last_batch_handle="discard")
+    mod = mx.mod.Module(out, data_names=["data"], label_names=["softmax_label"])
+    mod.bind(data_shapes=it.provide_data, label_shapes=it.provide_label)
+    mod.init_params(mx.init.Constant(0.5))
+    mod.init_optimizer(optimizer="adam", optimizer_params={"learning_rate": 0.1})
+    res = {}
+    for epoch in range(2):
+        it.reset()
+        for batch in it:
+            mod.forward_backward(batch)
+            mod.update()
+        res["weight%d" % epoch] = mod.get_params()[0]["weight"].copy()
+    return res

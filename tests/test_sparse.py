@@ -29,7 +29,7 @@ TOLERANCE = {"dot_operators": 1e-5, "reductions": 1e-5, "grad_dot_row_sparse": 1
              "unary_operators": 1e-6, "binary_operators": 1e-6, "train_linear_csr_lazy_adam": 1e-5,
              "train_linear_csr_lazy_sgd": 1e-5, "train_embedding_sparse_grad": 1e-5, "train_row_sparse_parameter": 1e-5,
              "train_embedding_two_contexts": 1e-5, "train_embedding_two_contexts_on_kvstore": 1e-5,
-             "train_embedding_two_contexts_not_on_kvstore": 1e-5}
+             "train_embedding_two_contexts_not_on_kvstore": 1e-5, "module_linear_regression_csr": 1e-5}
 ERRORS = {"MXNetError": MXNetError, "ValueError": ValueError, "TypeError": TypeError,
           "NotImplementedError": NotImplementedError, "RuntimeError": RuntimeError, "ImportError": ImportError, "AttributeError": AttributeError,
           "ModuleNotFoundError": ModuleNotFoundError}
