@@ -264,7 +264,7 @@ class Operator:
         self.aliases = []
         self.doc = doc if doc is not None else (fn.__doc__ or "")
         self.lowering = None              # attrs -> function of tensors, see lower()
-        # MXNet's FInferStorageType + FComputeEx: (attrs, input arrays) -> the result on
+        # MXNet's FInferStorageType + FComputeEx: (attrs, input arrays, out) -> the result on
         # sparse storage, or None for the dense kernel (see storage_rule); asked when an
         # input is sparse, or on every call when storage_dense (cast_storage)
         self.storage = None
