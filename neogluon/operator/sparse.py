@@ -504,3 +504,42 @@ def _group_adagrad_rule(attrs, inputs, out=None):
         res = w if target is not None else w.clone()
         res.index_copy_(0, rows, new)
     return target if target is not None else res
+
+
+# ----------------------------------------------------------------------------- sum, mean
+def _reduce_rule(mean):
+    """``sum``/``mean`` of a csr or row_sparse array over all axes, axis 0 or axis 1 (a dense
+    result, as MXNet's), computed from the stored values without densifying; other axes and
+    ``exclude`` take the dense kernel."""
+    def rule(attrs, inputs, out=None):
+        s = _sp(inputs[0])
+        axis, keep = attrs["axis"], attrs["keepdims"]
+        if attrs["exclude"] or len(s.shape) != 2 or not s.data.is_floating_point():
+            return None
+        axis = None if axis in (None, ()) else tuple(a % 2 for a in axis)
+        if axis not in (None, (0,), (1,)):
+            return None
+        v = _values(s)
+        if s.stype == "csr":
+            rows, cols = st.csr_rows(s), s.indices
+        else:
+            rows, cols = None, None
+        if axis is None:
+            res = v.sum().reshape((1, 1) if keep else (1,))
+            count = s.shape[0] * s.shape[1]
+        elif axis == (0,):
+            res = torch.zeros(s.shape[1], dtype=v.dtype, device=v.device)
+            res = res.index_add(0, cols, v) if rows is not None else v.sum(0) if v.shape[0] else res
+            count = s.shape[0]
+        else:
+            res = torch.zeros(s.shape[0], dtype=v.dtype, device=v.device)
+            res = res.index_add(0, rows if rows is not None else s.indices, v if rows is not None else v.sum(1))
+            count = s.shape[1]
+        if keep and axis is not None:
+            res = res.unsqueeze(axis[0])
+        return res / count if mean else res
+    return rule
+
+
+storage_rule("sum")(_reduce_rule(False))
+storage_rule("mean")(_reduce_rule(True))
