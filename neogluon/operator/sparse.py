@@ -543,3 +543,17 @@ def _reduce_rule(mean):
 
 storage_rule("sum")(_reduce_rule(False))
 storage_rule("mean")(_reduce_rule(True))
+
+
+@storage_rule("norm")
+def _norm_rule(attrs, inputs, out=None):
+    """The L2 norm of every element of a csr or row_sparse array (MXNet's sparse ``norm``:
+    ``ord=2`` over all axes, a dense (1,) result) from the stored values; other forms take
+    the dense kernel."""
+    s = _sp(inputs[0])
+    if attrs["ord"] != 2 or attrs["axis"] not in (None, ()) or attrs["out_dtype"] is not None or \
+            not s.data.is_floating_point():
+        return None
+    v = _values(s)
+    res = v.reshape(-1).norm().reshape((1,) * len(s.shape) if attrs["keepdims"] else (1,))
+    return res
