@@ -26,6 +26,8 @@ __all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", 
            "zeros", "empty", "array", "add", "subtract", "multiply", "divide"]
 
 py_slice = builtins.slice  # this module also gets the generated ``slice`` operator
+_NO_SCIPY = ("scipy could not be imported. Please make sure that the scipy is installed "
+             "(pip install 'neogluon[sparse]').")
 
 
 class BaseSparseNDArray(NDArray):
@@ -299,7 +301,7 @@ class CSRNDArray(BaseSparseNDArray):
         try:
             import scipy.sparse as spsp
         except ImportError:
-            raise ImportError("scipy could not be imported. Please make sure that the scipy is installed.") from None
+            raise ImportError(_NO_SCIPY) from None
         s = self._storage
         return spsp.csr_matrix((s.data.detach().cpu().numpy(), s.indices.cpu().numpy(), s.indptr.cpu().numpy()),
                                shape=self.shape, dtype=self.dtype)
@@ -484,7 +486,7 @@ def _csr_from_coo(arg1, shape, ctx, dtype):
     try:
         import scipy.sparse as spsp
     except ImportError:
-        raise ImportError("scipy could not be imported. Please make sure that the scipy is installed.") from None
+        raise ImportError(_NO_SCIPY) from None
     data, (row, col) = arg1
     data, row, col = [x.asnumpy() if isinstance(x, NDArray) else x for x in (data, row, col)]
     coo = spsp.coo_matrix((data, (row, col)), shape=shape)
