@@ -22,6 +22,8 @@ import torch
 from .base import MXNetError
 from .core import STATE, check_assign  # noqa: F401  (the state lives in the bottom layer)
 from .ndarray.ndarray import NDArray
+from .ndarray import sparse as _sparse
+from .operator import storage as _storage
 from .operator.registry import Operator, register_operator
 
 __all__ = ["record", "pause", "train_mode", "predict_mode", "is_recording", "is_training",
@@ -116,12 +118,25 @@ def mark_variables(variables, gradients, grad_reqs="write"):
         _mark(var, g, req, False)
 
 
-def attach_grads(variables, grad_req="write"):
+def attach_grads(variables, grad_req="write", stype=None):
     """Give each array a new zero gradient buffer and mark it a variable (``attach_grad``
-    and Gluon's Parameters); returns the buffers."""
+    and Gluon's Parameters); returns the buffers. With ``stype='row_sparse'`` the buffer is
+    a RowSparseNDArray: each backward stores the rows the gradient has (an Embedding with
+    ``sparse_grad``, ``dot(csr, w)``: the rows the input names; a dense gradient: its
+    non-zero rows)."""
     if grad_req not in GRAD_REQS:
         raise MXNetError("grad_req must be one of %s, got %r" % (", ".join(map(repr, GRAD_REQS)), grad_req))
-    buffers = [GradBuffer(torch.zeros_like(v._t.detach())) for v in variables]
+    if stype not in (None, "default", "row_sparse"):
+        raise MXNetError("attach_grad: a gradient is stored 'default' or 'row_sparse', not %r" % (stype,))
+    for v in variables:
+        if v._sparse:
+            raise MXNetError("attach_grad: a %s of shape %s cannot be a variable in neogluon (gradients reach "
+                             "dense arrays; MXNet gives a sparse variable a gradient of its storage type)"
+                             % (type(v).__name__, v.shape))
+    if stype == "row_sparse":
+        buffers = [_sparse.zeros("row_sparse", v.shape, dtype=v.dtype) for v in variables]
+    else:
+        buffers = [GradBuffer(torch.zeros_like(v._t.detach())) for v in variables]
     for var, g in zip(variables, buffers):
         _mark(var, g, grad_req, True)
     return buffers
@@ -134,6 +149,8 @@ def _mark(var, grad_buf, grad_req, own_buffer):
     t = var._t.detach()
     if grad_req != "null" and t.is_floating_point():
         t.requires_grad_(True)
+        if getattr(grad_buf, "stype", "default") == "row_sparse":
+            t._row_sparse_grad = True  # sparse kernels (dot of a csr) give it a sparse gradient
         t.register_post_accumulate_grad_hook(_grad_hook(weakref.ref(var), own_buffer))
     var._t = t
     var._grad = None if grad_req == "null" else grad_buf
@@ -152,7 +169,13 @@ def _grad_hook(var_ref, own_buffer):
         if var is None or var._t is not leaf or var._grad is None:
             return
         buf = var._grad
-        if var._grad_req == "add":
+        if buf._sparse:
+            _deliver_row_sparse(buf, g, var._grad_req == "add")
+        elif g.is_sparse:
+            g = g.to_dense()
+        if buf._sparse:
+            pass
+        elif var._grad_req == "add":
             with torch.no_grad():
                 buf._t.add_(g)
         elif own_buffer and not buf._viewed:
@@ -162,6 +185,21 @@ def _grad_hook(var_ref, own_buffer):
                 buf._t.copy_(g)
         var._fresh_grad = True  # Trainer.step's stale-gradient check reads it
     return deliver
+
+
+def _deliver_row_sparse(buf, g, add):
+    """Write (or add) a gradient into a row_sparse buffer: a torch sparse COO gradient
+    keeps its rows, a dense one stores its non-zero rows."""
+    with torch.no_grad():
+        if g.is_sparse:
+            g = g.coalesce()
+            new = _storage.RowSparse(buf.shape, g.values().to(buf._storage.data.dtype),
+                                     g.indices()[0].to(_storage.INDEX_DTYPE))
+        else:
+            new = _storage.to_row_sparse(g)
+        if add and buf._storage.indices.numel():
+            new = (buf + _sparse.wrap_stored(new))._storage
+        buf._set(new)
 
 
 def _viewing(method):
@@ -365,10 +403,11 @@ _CUSTOM_FUNCTION = register_operator(_CustomFunctionOperator(
 
 
 # ----------------------------------------------------------------------------- NDArray's methods
-def _attach_grad(self, grad_req="write", stype=None):  # pylint: disable=unused-argument
+def _attach_grad(self, grad_req="write", stype=None):
     """Allocate a zero gradient buffer (``.grad``) and mark this array as a variable;
-    ``grad_req`` is 'write' (each backward overwrites), 'add' (accumulates) or 'null'."""
-    attach_grads([self], grad_req)
+    ``grad_req`` is 'write' (each backward overwrites), 'add' (accumulates) or 'null';
+    ``stype='row_sparse'`` gives a RowSparseNDArray buffer."""
+    attach_grads([self], grad_req, stype)
 
 
 def _backward(self, out_grad=None, retain_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name

@@ -13,8 +13,8 @@ test_imperative, test_graph, test_hybridized, test_error = make_tests("misc")
 
 
 def test_square_sum_on_dense_arrays_is_the_sum_of_squares():
-    """MXNet 1.9.1 implements _square_sum for row_sparse inputs only; neogluon's arrays are
-    dense and it gives what MXNet's gives for them, ``sum(x*x)`` with the reduction's axes."""
+    """MXNet 1.9.1 implements _square_sum for row_sparse inputs only (tests/test_sparse.py);
+    on a dense array neogluon gives ``sum(x*x)`` with the reduction's axes."""
     x = np.random.RandomState(0).uniform(-1, 1, (2, 3, 4)).astype(np.float32)
     data = mx.nd.array(x)
     data.attach_grad()

@@ -119,12 +119,16 @@ def test_var_is_cached_symbol_variable():
     assert attrs["__shape__"] == "(3, 2)" and attrs["__lr_mult__"] == "0.5" and attrs["__init__"] == "xavier"
 
 
-def test_row_sparse_parameter_is_dense_with_rows_kept():
+def test_row_sparse_parameter_gives_its_rows():
     p = gluon.Parameter("emb", shape=(4, 2), stype="row_sparse", init="ones")
     p.initialize()
     with pytest.raises(RuntimeError, match="storage type is row_sparse"):
         p.data()
-    rows = p.row_sparse_data(mx.nd.array([0, 2]))
+    with pytest.raises(RuntimeError, match="no Trainer is created"):
+        p.row_sparse_data(mx.nd.array([0, 2]))
+    gluon.Trainer([p], "sgd", {"learning_rate": 0.1})
+    rows = p.row_sparse_data(mx.nd.array([2, 0, 2]))
+    assert rows.stype == "row_sparse" and rows.indices.asnumpy().tolist() == [0, 2]
     np.testing.assert_array_equal(rows.asnumpy(), [[1, 1], [0, 0], [1, 1], [0, 0]])
     assert len(p.list_row_sparse_data(mx.nd.array([1]))) == 1
     q = gluon.Parameter("w", shape=(2,))

@@ -195,8 +195,11 @@ def test_loads_v1_and_oldest_layouts():
         np.testing.assert_array_equal(arr.asnumpy(), [[1, 2, 3], [4, 5, 6]])
 
 
-def test_sparse_arrays_load_dense():
+def test_sparse_arrays_load_sparse():
     loaded = mx.nd.load(os.path.join(EXTRA, "sparse.nd"))
+    assert loaded["row_sparse"].stype == "row_sparse" and loaded["csr"].stype == "csr"
+    with open(os.path.join(EXTRA, "sparse.nd"), "rb") as f:
+        assert serialization.dumps(loaded) == f.read()
     np.testing.assert_array_equal(loaded["row_sparse"].asnumpy(), [[0, 0, 0], [1, 2, 3], [0, 0, 0], [4, 5, 6]])
     np.testing.assert_array_equal(loaded["csr"].asnumpy(), [[0, 7, 0], [1, 0, 3], [0, 0, 0]])
     assert loaded["csr"].dtype == np.float64

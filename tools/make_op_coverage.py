@@ -61,18 +61,10 @@ OMITTED = [
     ("_contrib_requantize", "INT8 quantization (mx.contrib.quantization) is not built"),
     ("_contrib_dequantize", "INT8 quantization (mx.contrib.quantization) is not built"),
     ("_contrib_calibrate_entropy", "INT8 quantization (mx.contrib.quantization) is not built"),
-    ("_contrib_dgl_*", "a DGL graph-sampling operator on CSR storage; neogluon stores every array dense"),
-    ("_contrib_edge_id", "a DGL operator on CSR storage; neogluon stores every array dense"),
-    ("_contrib_getnnz", "counts the stored entries of a CSR array; neogluon stores every array dense"),
-    ("_contrib_SparseEmbedding", "the row_sparse-gradient Embedding, deprecated in MXNet 1.x for Embedding(sparse_grad=True)"),
-    ("_sparse_retain", "keeps rows of a row_sparse array; neogluon stores every array dense"),
-    ("cast_storage", "converts between storage types; neogluon stores every array dense"),
-    ("_sparse_cast_storage", "converts between storage types; neogluon stores every array dense"),
     ("_contrib_fft", "GPU-only in MXNet 1.9.1 (its CPU build raises 'fft is only available for GPU')"),
     ("_contrib_ifft", "GPU-only in MXNet 1.9.1 (its CPU build raises 'ifft is only available for GPU')"),
     ("_contrib_count_sketch", "GPU-only in MXNet 1.9.1 (its CPU build raises 'CountSketch is only available for GPU')"),
     ("_set_value", "MXNet 0.x's fill of an out= array (arr[:] = v) with no inputs or shape; NDArray assignment does it"),
-    ("_contrib_group_adagrad_update", "AdaGrad on row_sparse weights only (MXNet has no dense kernel)"),
 ]
 
 # Notes for names still open (matched in order; anything else is plain OPEN).
@@ -112,8 +104,6 @@ NO_CASES = [
     ("shuffle", "random: see _random_*"),
     ("_image_random_*", "random: torch's generator draws the factors and flips; tests/test_image_ops.py checks "
                         "bounds and distributions (the kernels with fixed factors are recorded)"),
-    ("_square_sum", "MXNet 1.9.1 runs it on row_sparse inputs only ('Operator not implemented' on dense); "
-                    "tests/test_ops_misc.py checks the dense result against sum(x*x)"),
     ("_zeros_without_dtype", "MXNet 1.9.1 cannot run it outside a graph ('Unknown type enum -1'); "
                              "tests/test_ops_misc.py checks its zeros"),
 ]

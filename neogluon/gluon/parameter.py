@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from .. import autograd, initializer, ndarray
+from ..operator import storage as _storage
 from ..base import MXNetError, torch_dtype
 from ..context import Context, as_context, cpu, current_context
 from ..ndarray import NDArray
@@ -73,6 +74,7 @@ class Parameter:
         self._ctx_list = None
         self._ctx_map = None
         self._trainer = None
+        self._row_sparse_bufs = {}  # id(data) -> (data, its RowSparseNDArray of row_sparse_data)
         self._deferred_init = ()
         self._differentiable = differentiable
         self._allow_deferred_init = allow_deferred_init
@@ -240,22 +242,42 @@ class Parameter:
             raise TypeError("row_id must have NDArray type, but %s is given" % type(row_id))
         return row_id._t.detach().long().flatten().unique()
 
-    @staticmethod
-    def _keep_rows(arr, rows):
-        out = torch.zeros_like(arr._t.detach())
-        rows = rows.to(out.device)
-        out[rows] = arr._t.detach()[rows]
-        return NDArray(out)
+    def _keep_rows(self, arr, rows):
+        """The RowSparseNDArray of ``arr``'s context, now holding its rows ``rows`` (sorted,
+        unique): as in MXNet one array per context, which the next pull overwrites."""
+        t = arr._t
+        rows = rows.to(t.device)
+        if t.requires_grad and autograd.is_recording():
+            # the rows as a differentiable lookup: the gradient reaches the parameter as
+            # torch's sparse gradient on exactly these rows (MXNet's row_sparse gradient)
+            values = torch.nn.functional.embedding(rows, t, sparse=True)
+        else:
+            values = t.detach()[rows].clone()
+        stored = _storage.RowSparse(tuple(t.shape), values, rows)
+        buf = self._row_sparse_bufs.get(id(arr))
+        if buf is None or buf[0] is not arr:
+            buf = self._row_sparse_bufs[id(arr)] = (arr, ndarray.sparse.wrap_stored(stored))
+        else:
+            buf[1]._set(stored)
+        return buf[1]
+
+    def _check_trainer_for_rows(self):
+        if self._trainer is None:
+            raise RuntimeError("Cannot get row_sparse data for Parameter '%s' when no Trainer is created with it."
+                               % self.name)
 
     def row_sparse_data(self, row_id):
-        """For a 'row_sparse' parameter: its value on ``row_id``'s context with only the rows
-        in ``row_id`` kept (others zero), as a dense array."""
+        """For a 'row_sparse' parameter: a RowSparseNDArray of its value on ``row_id``'s
+        context holding the rows in ``row_id`` (sorted, once each), as MXNet's Trainer pulls
+        them; like MXNet it needs a Trainer created with the parameter."""
         rows = self._rows(row_id)
+        self._check_trainer_for_rows()
         return self._keep_rows(self._check_and_get(self._data, row_id.context), rows)
 
     def list_row_sparse_data(self, row_id):
         """``row_sparse_data`` on every context."""
         rows = self._rows(row_id)
+        self._check_trainer_for_rows()
         return [self._keep_rows(d, rows) for d in self._check_and_get(self._data, list)]
 
     # ------------------------------------------------------------------ initialization
@@ -309,10 +331,17 @@ class Parameter:
         if self.grad_req == "null":
             self._grad = None
             return
-        self._grad = autograd.attach_grads(self._check_and_get(self._data, list), self.grad_req)
+        self._grad = autograd.attach_grads(self._check_and_get(self._data, list), self.grad_req,
+                                           self._grad_stype)
 
     def _reduce(self):
-        """The value on CPU, averaged over the contexts."""
+        """The value on CPU, averaged over the contexts; for a 'row_sparse' parameter, a
+        RowSparseNDArray of every row (what MXNet saves for it; a Trainer is needed)."""
+        if self._stype != "default":
+            self._check_trainer_for_rows()
+            t = self._check_and_get(self._data, list)[0]._t.detach().cpu()
+            rows = torch.arange(t.shape[0], dtype=_storage.INDEX_DTYPE)
+            return ndarray.sparse.wrap_stored(_storage.RowSparse(tuple(t.shape), t.clone(), rows))
         block = self.list_data()
         if len(block) == 1:
             return self.data().copyto(cpu())
@@ -398,7 +427,11 @@ class Parameter:
             return
         with torch.no_grad():
             for g in self._grad:
-                g._t.zero_()
+                if g.stype != "default":  # a sparse buffer: nothing stored
+                    s = g._storage
+                    g._set(_storage.empty(s.stype, s.shape, s.data.dtype, s.data.device))
+                else:
+                    g._t.zero_()
 
     def cast(self, dtype):
         """Convert the value and gradient buffers to ``dtype``."""
@@ -409,10 +442,13 @@ class Parameter:
             self._data = [d.astype(dtype) for d in self._data]
             if self._grad is None:
                 return
-            old, self._grad = self._grad, autograd.attach_grads(self._data, self.grad_req)
+            old, self._grad = self._grad, autograd.attach_grads(self._data, self.grad_req, self._grad_stype)
             with torch.no_grad():
                 for g, o in zip(self._grad, old):
-                    g._t.copy_(o._t)
+                    if g.stype != "default":
+                        o.astype(dtype).copyto(g)
+                    else:
+                        g._t.copy_(o._t)
 
     def var(self):
         """The Symbol variable of this parameter, with its shape, dtype, lr/wd multipliers

@@ -104,7 +104,7 @@ class Trainer:
                 pending.append(i)
                 continue
             # MXNet 1.9.1 broadcasts the first copy to every context whatever update_on_kvstore
-            self._kvstore.broadcast(i, param.list_data()[0], param.list_data())
+            self._kvstore.broadcast(i, _arrays(param)[0], _arrays(param))
         self._params_to_init = pending
 
     def _ensure_kvstore(self):
@@ -189,7 +189,7 @@ class Trainer:
             keys = [i for i, param in enumerate(self._params) if param.grad_req != 'null']
             grads = [self._params[i].list_grad() for i in keys]
             if self._update_on_kvstore:
-                self._kvstore.pushpull(keys, grads, out=[self._params[i].list_data() for i in keys])
+                self._kvstore.pushpull(keys, grads, out=[_arrays(self._params[i]) for i in keys])
             else:
                 self._kvstore.pushpull(keys, grads)
             return
@@ -197,7 +197,7 @@ class Trainer:
             if param.grad_req == 'null':
                 continue
             if self._update_on_kvstore:
-                self._kvstore.pushpull(i, param.list_grad(), out=param.list_data(), priority=-i)
+                self._kvstore.pushpull(i, param.list_grad(), out=_arrays(param), priority=-i)
             else:
                 self._kvstore.pushpull(i, param.list_grad(), priority=-i)
 
@@ -229,7 +229,7 @@ class Trainer:
         for i, param in enumerate(self._params):
             if param._grad_req == 'null':  # pylint: disable=protected-access
                 continue
-            arrays, grads = param.list_data(), param.list_grad()
+            arrays, grads = _arrays(param), param.list_grad()
             if not ignore_stale_grad:
                 self._check_fresh(param, arrays)
             if self._kvstore and self._update_on_kvstore:
@@ -275,3 +275,10 @@ class Trainer:
             updater.optimizer = self._updaters[0].optimizer
         self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))
+
+
+def _arrays(param):
+    """A parameter's arrays on every context, 'row_sparse' ones included (their
+    ``list_data`` refuses, as MXNet's: a Trainer updates them whole, lazily on the rows a
+    row_sparse gradient stores)."""
+    return param._check_and_get(param._data, list)  # pylint: disable=protected-access

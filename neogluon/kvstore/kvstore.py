@@ -17,6 +17,7 @@ from .. import optimizer as opt
 from ..base import MXNetError
 from ..fileio import atomic_write, read_file
 from ..ndarray import NDArray
+from ..operator import registry as _registry
 from .compression import create_compression
 
 __all__ = ["KVStore", "create"]
@@ -98,7 +99,8 @@ class KVStore:
             if k in self._store:
                 raise MXNetError("KVStore: duplicate init of key %r. Please double check if you called kv.init "
                                  "or kv.broadcast with this key multiple times" % (k,))
-            self._store[k] = NDArray(vals[0]._t.detach().clone())
+            v = vals[0]
+            self._store[k] = v.copy() if v.stype != "default" else NDArray(v._t.detach().clone())
 
     def push(self, key, value, priority=0):
         """Sum the values of each key and apply the updater (or replace the stored value)."""
@@ -111,6 +113,8 @@ class KVStore:
             merged = self._merge(k, vals, stored)
             if self._updater is not None:
                 self._updater(k, merged, stored)
+            elif stored.stype != "default" or merged.stype != "default":
+                merged.copyto(stored)  # a row_sparse value replaces the stored one, storage and all
             else:
                 stored._t.copy_(merged._t)
 
@@ -121,6 +125,12 @@ class KVStore:
             if tuple(v.shape) != tuple(stored.shape):
                 raise MXNetError("KVStore.push: value of shape %s for key %r, which holds shape %s"
                                  % (tuple(v.shape), key, tuple(stored.shape)))
+        if any(v.stype != "default" for v in vals):  # row_sparse pushes are summed on their rows
+            total = vals[0].astype(stored.dtype, copy=False)
+            for v in vals[1:]:
+                total = total + v
+            return total if len(vals) > 1 else total.copy()
+        for v in vals:
             t = v._t.detach().to(device=stored._t.device, dtype=stored._t.dtype)
             total = t.clone() if total is None else total.add_(t)
         return NDArray(total)
@@ -135,6 +145,9 @@ class KVStore:
                 if tuple(o.shape) != tuple(stored.shape):
                     raise MXNetError("KVStore.pull: output of shape %s for key %r, which holds shape %s"
                                      % (tuple(o.shape), k, tuple(stored.shape)))
+                if o.stype != "default" or stored.stype != "default":
+                    stored.copyto(o)  # into a sparse output: its storage, cast as MXNet's CopyFromTo
+                    continue
                 with torch.no_grad():
                     o._t.copy_(stored._t)
 
@@ -149,15 +162,27 @@ class KVStore:
         self.pull(key, out, priority)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        """Pull the rows ``row_ids`` of each key; with dense arrays every row is copied, as MXNet's
-        dense fallback does (the stored value equals the full array)."""
+        """Pull the rows ``row_ids`` of each key: a row_sparse value gives each output the
+        rows named (sorted, once each, zero where the value stores none: ``retain``); into
+        a dense output of a dense value every row is copied, as MXNet's dense fallback does."""
         if out is None or row_ids is None:
             raise AssertionError("KVStore.row_sparse_pull: out and row_ids must be given")
         if isinstance(row_ids, NDArray):
             row_ids = [row_ids]
         if not isinstance(row_ids, list):
             raise AssertionError("row_ids should be NDArray or list of NDArray")
-        self.pull(key, out, priority)
+        for k, outs in _key_value(key, out, "row_sparse_pull"):
+            stored = self._stored(k)
+            if stored.stype != "row_sparse":
+                if any(o.stype != "default" for o in outs):
+                    raise MXNetError("KVStore.row_sparse_pull of key %r: PullRowSparse expects row_sparse src "
+                                     "NDArray, the stored value is %s" % (k, stored.stype))
+                self.pull(k, outs, priority)
+                continue
+            ids = row_ids if len(row_ids) == len(outs) else row_ids * len(outs)
+            for o, rid in zip(outs, ids):
+                rows = NDArray(torch.unique(rid._t.detach().to(torch.int64)))
+                retain_op.call((stored, rows)).copyto(o)
 
     # -- optimizer
     def set_optimizer(self, optimizer):
@@ -209,3 +234,6 @@ def create(name="local"):
     raise MXNetError("mx.kv.create: unknown KVStore type %r (one of %s)"
                      % (name, ", ".join(LOCAL_TYPES + ("dist_sync", "dist_device_sync", "dist_async", "horovod",
                                                        "byteps"))))
+
+
+retain_op = _registry.get("_sparse_retain")

@@ -12,6 +12,8 @@ import logging
 import os
 import warnings
 
+import torch
+
 from .. import context as ctx
 from .. import ndarray as nd
 from .. import optimizer as opt
@@ -55,6 +57,31 @@ def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names, update_o
             kvstore.init(name, arg_params[name])
         else:
             kvstore.broadcast(name, arg_params[name], out=param_on_devs)
+
+
+def _row_sparse_names(symbol, names):
+    """The names among ``names`` of variables declared ``stype='row_sparse'``."""
+    attrs = symbol.attr_dict()
+    return {n for n in names if attrs.get(n, {}).get("__storage_type__") == "1"}
+
+
+def _all_rows(arr):
+    """A RowSparseNDArray storing every row of ``arr``."""
+    t = arr._t.detach()  # pylint: disable=protected-access
+    rows = torch.arange(t.shape[0], dtype=torch.int64, device=t.device)
+    return nd.sparse.wrap_stored(nd.sparse.RowSparse(tuple(t.shape), t.clone(), rows))
+
+
+def _stored_grads(symbol, param_names, grad_arrays):
+    """The gradients the optimizer sees: those of variables declared ``stype='row_sparse'``
+    as row_sparse arrays of their non-zero rows (MXNet's graph gives such a weight a
+    row_sparse gradient, which its optimizers update lazily; the graph here computes it
+    densely), the others as they are."""
+    sparse = _row_sparse_names(symbol, param_names)
+    if not sparse:
+        return grad_arrays
+    return [[g.tostype("row_sparse") if g is not None else g for g in grads] if name in sparse else grads
+            for name, grads in zip(param_names, grad_arrays)]
 
 
 def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
@@ -377,11 +404,12 @@ class Module(BaseModule):
         """Apply the optimizer to the gradients of the last backward."""
         self._require("binded", "params_initialized", "optimizer_initialized")
         self._params_dirty = True
+        grads = _stored_grads(self._symbol, self._exec_group.param_names, self._exec_group.grad_arrays)
         if self._update_on_kvstore:
-            _update_params_on_kvstore(self._exec_group.param_arrays, self._exec_group.grad_arrays,
+            _update_params_on_kvstore(self._exec_group.param_arrays, grads,
                                       self._kvstore, self._exec_group.param_names)
         else:
-            _update_params(self._exec_group.param_arrays, self._exec_group.grad_arrays, updater=self._updater,
+            _update_params(self._exec_group.param_arrays, grads, updater=self._updater,
                            num_device=len(self._context), kvstore=self._kvstore,
                            param_names=self._exec_group.param_names)
 
@@ -409,6 +437,8 @@ class Module(BaseModule):
 
     def _sync_params_from_devices(self):
         self._exec_group.get_params(self._arg_params, self._aux_params)
+        for name in _row_sparse_names(self._symbol, self._arg_params):  # as MXNet: every row, row_sparse
+            self._arg_params[name] = _all_rows(self._arg_params[name])
         self._params_dirty = False
 
     # -- optimizer states

@@ -28,14 +28,16 @@ def _submodule(name, doc):
 contrib = _submodule("contrib", "mx.nd.contrib: operators registered as _contrib_*")
 linalg = _submodule("linalg", "mx.nd.linalg: operators registered as _linalg_*")
 image = _submodule("image", "mx.nd.image: operators registered as _image_*")
-sparse = _submodule("sparse", "mx.nd.sparse: dense stand-ins for operators registered as _sparse_*")
 op = _submodule("op", "mx.nd.op: every registry operator")
 _internal = _submodule("_internal", "mx.nd._internal: every registry operator, by its full name")
 from . import random  # noqa: E402  (needs invoke)
+from . import sparse  # noqa: E402  (CSRNDArray, RowSparseNDArray; the _sparse_* operators go in it)
+from .sparse import CSRNDArray, RowSparseNDArray, BaseSparseNDArray  # noqa: E402,F401
 
 _generated = _register.populate(globals(), {"contrib": contrib, "linalg": linalg, "image": image,
                                              "sparse": sparse, "random": random})
 op.__dict__.update(_generated)
+sparse.gs_retain = sparse.retain  # MXNet's name for gen_sparse.retain in mx.nd.sparse
 _internal.__dict__.update(_generated)
 Custom = op.Custom = _internal.Custom = _operator.custom.ndarray_custom(invoke)  # inputs named by the prop
 
@@ -54,7 +56,10 @@ def _ctx_str(ctx):
 
 
 def array(source_array, ctx=None, dtype=None):
-    """An NDArray from any array-like; float32 unless ``dtype`` is given or the source is an NDArray."""
+    """An NDArray from any array-like; float32 unless ``dtype`` is given or the source is an
+    NDArray. A sparse array or a scipy.sparse csr_matrix gives a sparse copy (as MXNet)."""
+    if isinstance(source_array, BaseSparseNDArray) or sparse._is_scipy_csr(source_array):  # pylint: disable=protected-access
+        return sparse.array(source_array, ctx=ctx, dtype=dtype)
     if isinstance(source_array, NDArray):
         dt = source_array._t.dtype if dtype is None else torch_dtype(dtype)
         return NDArray(source_array._t.detach().to(device=as_context(ctx).torch_device, dtype=dt, copy=True))
@@ -79,14 +84,11 @@ def _shape(shape):
     return (shape,) if isinstance(shape, (int, _np.integer)) else tuple(shape)
 
 
-def _check_stype(stype):
-    if stype not in (None, "default"):
-        raise MXNetError("stype %r is not supported: neogluon arrays are dense ('default')" % (stype,))
-
-
 def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
-    """An array of zeros (float32 by default); a ``name`` keyword is accepted and ignored, as in MXNet."""
-    _check_stype(stype)
+    """An array of zeros (float32 by default), on storage ``stype`` when given ('csr',
+    'row_sparse'); a ``name`` keyword is accepted and ignored, as in MXNet."""
+    if stype not in (None, "default"):
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
     kwargs.pop("name", None)
     return invoke("_zeros", (), dict(kwargs, shape=_shape(shape), ctx=_ctx_str(ctx), dtype=dtype or "float32"))
 
@@ -105,7 +107,9 @@ def full(shape, val, ctx=None, dtype=_np.float32, out=None):
 
 def empty(shape, ctx=None, dtype=None, stype=None):
     """An uninitialised array (zeros here: torch memory is cheap to clear and never random)."""
-    return zeros(shape, ctx, dtype, stype)
+    if stype not in (None, "default"):
+        return sparse.empty(stype, shape, ctx=ctx, dtype=dtype)
+    return zeros(shape, ctx, dtype)
 
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=_np.float32):

@@ -105,10 +105,8 @@ class NDArray:
 
     ctx = context
 
-    @property
-    def stype(self):
-        """The storage type: always 'default' (dense) in neogluon."""
-        return "default"
+    stype = "default"  # the storage type (the sparse arrays of ndarray/sparse.py say theirs)
+    _sparse = False
 
     @property
     def T(self):
@@ -202,6 +200,11 @@ class NDArray:
     def copyto(self, other):
         """Copy into another NDArray (same shape) or onto a Context (a new array)."""
         if isinstance(other, NDArray):
+            if other._sparse:  # a sparse target keeps its storage type: cast_storage of this array
+                if other.shape != self.shape:
+                    raise MXNetError("copyto: shape mismatch, source %s vs target %s" % (self.shape, other.shape))
+                return invoke("cast_storage", (self.astype(other.dtype, copy=False),),
+                              {"stype": other.stype}).copyto(other)
             if other._t is self._t:
                 warnings.warn("You are attempting to copy an array to itself", RuntimeWarning)
                 return False
@@ -229,10 +232,11 @@ class NDArray:
     as_in_ctx = as_in_context
 
     def tostype(self, stype):
-        """A dense copy; neogluon has no sparse storage, so other stypes raise MXNetError."""
-        if stype != "default":
-            raise MXNetError("tostype(%r): neogluon stores arrays densely; only 'default' is supported" % stype)
-        return self.copy()
+        """A copy on storage ``stype`` ('default', 'csr', 'row_sparse'): ``cast_storage``."""
+        if stype == "csr" and len(self.shape) != 2:
+            raise ValueError("To convert to a CSR, the NDArray should be 2 Dimensional. Current shape is %s"
+                             % str(self.shape))
+        return invoke("cast_storage", (self,), {"stype": stype})
 
     def as_nd_ndarray(self):
         return self

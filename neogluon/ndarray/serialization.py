@@ -18,16 +18,16 @@ and one array (``NDArray::Save``)::
     data bytes, then the sparse aux arrays' bytes
 
 Files are written exactly as MXNet 1.9.1 writes them (V2; V3 only when an array is 0-d,
-which only numpy shape semantics can express). Reading also accepts V3 arrays, sparse
-arrays (loaded densified: neogluon stores arrays densely) and the two older layouts
-(V1 magic 0xF993FAC8, and the magic-less one whose dims are uint32).
+which only numpy shape semantics can express), sparse arrays with their storage type
+(the storage shape MXNet writes is kept: a csr made by ``cast_storage`` on the CPU says
+(0,), and a file read here is written back with the storage shape it had). Reading also
+accepts V3 arrays and the two older layouts (V1 magic 0xF993FAC8, and the magic-less one
+whose dims are uint32).
 
 Reading trusts nothing a file claims: every count, dimension and length is checked against
 the bytes left before anything is allocated, ndim is at most 32, a sparse record's index
 arrays must describe its shape exactly (row indices in range and strictly increasing; csr
-``indptr`` rising from 0 to the number of values, columns in range), and a sparse array's
-dense form may take at most DENSIFY_FACTOR times the buffer plus DENSIFY_ALLOWANCE bytes.
-Anything else is an MXNetError naming the file, the array and the problem. Files are read
+``indptr`` rising from 0 to the number of values, columns in range). Anything else is an MXNetError naming the file, the array and the problem. Files are read
 with :func:`neogluon.fileio.read_file` (regular files only) and written atomically.
 """
 import math
@@ -37,9 +37,11 @@ import struct
 import numpy as np
 import torch
 
-from ..base import DTYPE_TO_FLAG, FLAG_TO_DTYPE, MXNetError
+from ..base import DTYPE_TO_FLAG, FLAG_TO_DTYPE, MXNetError, np_type
 from ..fileio import atomic_write, read_file
+from ..operator.storage import CSR as _CSR, RowSparse as _RowSparse
 from .ndarray import NDArray
+from .sparse import wrap_stored as _wrap_stored
 
 __all__ = ["save", "load", "load_frombuffer"]
 
@@ -52,11 +54,6 @@ _NUM_AUX = {DENSE: 0, ROW_SPARSE: 1, CSR: 2}
 _DEV_CPU, _DEV_GPU = 1, 2
 BFLOAT16_FLAG = 12  # MXNet stores bfloat16 as 2-byte words; torch has the dtype, numpy does not
 MAX_NDIM = 32  # numpy 1.x's limit (torch's kernels stop at 25 for some, numpy 2 at 64)
-# A sparse record is stored densified: it may grow to this many times the whole buffer's
-# size, plus DENSIFY_ALLOWANCE bytes. Raise them (or the NEOGLUON_SPARSE_DENSIFY_LIMIT
-# environment variable, in bytes) to load a larger, genuinely sparse array.
-DENSIFY_FACTOR = 16
-DENSIFY_ALLOWANCE = 1 << 24
 
 
 # ----------------------------------------------------------------------------- writing
@@ -64,21 +61,35 @@ def _shape_bytes(shape):
     return struct.pack("<I%dq" % len(shape), len(shape), *shape)
 
 
-def _array_bytes(arr, magic):
-    """One dense array as ``NDArray::Save`` writes it."""
-    t = arr._t.detach()
+def _flag_and_bytes(t):
+    """MXNet's type flag of a tensor and its little-endian bytes."""
+    t = t.detach()
     if t.dtype == torch.bfloat16:
         flag, t = BFLOAT16_FLAG, t.view(torch.int16)
     else:
-        flag = DTYPE_TO_FLAG.get(np.dtype(arr.dtype))
+        flag = DTYPE_TO_FLAG.get(np.dtype(np_type(t.dtype)))
     if flag is None:
         raise MXNetError("nd.save: arrays of dtype %s cannot be stored in MXNet's format" % t.dtype)
-    ctx = arr.context
-    dev_type = _DEV_GPU if ctx.device_type == "gpu" else _DEV_CPU
     data = t.cpu().contiguous().numpy()
-    data = data.astype(data.dtype.newbyteorder("<"), copy=False).tobytes()
-    return b"".join((struct.pack("<Ii", magic, DENSE), _shape_bytes(t.shape),
-                     struct.pack("<iii", dev_type, ctx.device_id, flag), data))
+    return flag, data.astype(data.dtype.newbyteorder("<"), copy=False).tobytes()
+
+
+def _array_bytes(arr, magic):
+    """One array as ``NDArray::Save`` writes it (a sparse one with its storage and index arrays)."""
+    ctx = arr.context
+    dev = struct.pack("<ii", _DEV_GPU if ctx.device_type == "gpu" else _DEV_CPU, ctx.device_id)
+    if arr.stype == "default":
+        flag, data = _flag_and_bytes(arr._t)
+        return b"".join((struct.pack("<Ii", magic, DENSE), _shape_bytes(arr._t.shape), dev,
+                         struct.pack("<i", flag), data))
+    s = arr._storage
+    flag, data = _flag_and_bytes(s.data)
+    aux = [_flag_and_bytes(a) for a in s.aux]
+    stored = s.saved_shape if s.saved_shape is not None else tuple(s.data.shape)
+    head = [struct.pack("<Ii", magic, CSR if s.stype == "csr" else ROW_SPARSE), _shape_bytes(stored),
+            _shape_bytes(s.shape), dev, struct.pack("<i", flag)]
+    head += [struct.pack("<i", f) + _shape_bytes(a.shape) for (f, _), a in zip(aux, s.aux)]
+    return b"".join(head + [data] + [b for _, b in aux])
 
 
 def dumps_array(arr):
@@ -192,21 +203,8 @@ def _device(dev_type, dev_id):
     return torch.device("cpu")
 
 
-def _densify_limit(reader):
-    env = os.environ.get("NEOGLUON_SPARSE_DENSIFY_LIMIT")
-    if env is not None and env.isdigit():
-        return int(env)
-    return DENSIFY_FACTOR * len(reader.buf) + DENSIFY_ALLOWANCE
-
-
 def _check_sparse(reader, what, stype, shape, values, aux):
-    """Refuse a sparse record whose index arrays do not describe ``shape`` exactly, or
-    whose dense form would be far larger than the file (before anything is allocated)."""
-    nbytes = math.prod(shape) * values.dtype.itemsize
-    if nbytes > _densify_limit(reader):
-        raise reader.error("sparse %s of shape %s would take %d bytes stored densely (neogluon stores arrays "
-                           "densely), more than %d; set NEOGLUON_SPARSE_DENSIFY_LIMIT (bytes) to allow it"
-                           % (what, tuple(shape), nbytes, _densify_limit(reader)))
+    """Refuse a sparse record whose index arrays do not describe ``shape`` exactly."""
     if any(a.dtype.kind not in "iu" for a in aux):
         raise reader.error("sparse %s has non-integer index arrays (%s)" % (what, ", ".join(str(a.dtype) for a in aux)))
     if stype == ROW_SPARSE:
@@ -234,17 +232,22 @@ def _check_sparse(reader, what, stype, shape, values, aux):
                            % (what, cols.min() if cols.min() < 0 else cols.max(), shape[1]))
 
 
-def _densify(stype, shape, values, aux):
-    """A dense array from MXNet's row_sparse (row indices) or csr (indptr, column indices) parts
-    (checked by ``_check_sparse``)."""
-    dense = np.zeros(shape, dtype=values.dtype)
+def _tensor_of(values, flag, device):
+    t = torch.from_numpy(values)
+    if flag == BFLOAT16_FLAG:
+        t = t.view(torch.bfloat16)
+    return t.to(device)
+
+
+def _stored(stype, shape, values, aux, flag, device, saved_shape):
+    """The storage of a sparse record (checked by ``_check_sparse``); ``saved_shape`` is
+    the storage shape the file gave, kept to be written back."""
+    vals = _tensor_of(values, flag, device)
+    idx = [torch.from_numpy(a.astype(np.int64, copy=False)).to(device) for a in aux]
+    kept = saved_shape if tuple(saved_shape) != tuple(values.shape) else None
     if stype == ROW_SPARSE:
-        dense[aux[0]] = values
-    else:
-        indptr, cols = aux
-        rows = np.repeat(np.arange(shape[0]), np.diff(indptr.astype(np.int64)))
-        dense[rows, cols] = values
-    return dense
+        return _RowSparse(shape, vals, idx[0], kept)
+    return _CSR(shape, vals, idx[1], idx[0], kept)
 
 
 def _values_shape(stype, shape, aux_shapes):
@@ -265,8 +268,7 @@ def _read_array(reader, index):
         stype = reader.value("i", what + " storage type")
         if stype not in _NUM_AUX:
             raise reader.error("unknown storage type %d in %s" % (stype, what))
-        if _NUM_AUX[stype]:
-            reader.shape(what + " storage shape")
+        saved_shape = reader.shape(what + " storage shape") if _NUM_AUX[stype] else None
         shape = reader.shape(what + " shape", allow_unknown=magic == V3_MAGIC)
         if shape is None or (magic == V2_MAGIC and len(shape) == 0):
             return None
@@ -287,11 +289,8 @@ def _read_array(reader, index):
     if stype != DENSE:
         aux = [reader.array(dt, sh, what + " aux data") for dt, sh in aux_specs]
         _check_sparse(reader, what, stype, shape, values, aux)
-        values = _densify(stype, shape, values, aux)
-    t = torch.from_numpy(values)
-    if flag == BFLOAT16_FLAG:
-        t = t.view(torch.bfloat16)
-    return t.to(_device(dev_type, dev_id))
+        return _stored(stype, shape, values, aux, flag, _device(dev_type, dev_id), saved_shape)
+    return _tensor_of(values, flag, _device(dev_type, dev_id))
 
 
 def _read_names(reader, count):
@@ -325,7 +324,7 @@ def loads(buf, source="buffer"):
         raise reader.error("%d names for %d arrays" % (len(names), len(tensors)))
     if any(t is None for t in tensors):
         raise reader.error("array %d is uninitialised (saved with no shape)" % [t is None for t in tensors].index(True))
-    arrays = [NDArray(t) for t in tensors]
+    arrays = [_wrap_stored(t) for t in tensors]
     return dict(zip(names, arrays)) if names else arrays
 
 
@@ -337,7 +336,7 @@ def loads_array(buf, source="buffer"):
         raise reader.error("the array is uninitialised (saved with no shape)")
     if reader.pos != len(reader.buf):
         raise reader.error("%d bytes left over after the array" % (len(reader.buf) - reader.pos))
-    return NDArray(tensor)
+    return _wrap_stored(tensor)
 
 
 def load(fname):

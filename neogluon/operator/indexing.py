@@ -152,12 +152,13 @@ def _embedding_infer_args(attrs, shapes):
                       sparse_grad=Bool(False)))
 def embedding(data, weight, *, input_dim, output_dim, dtype, sparse_grad):
     """Look up rows of ``weight`` (``(input_dim, output_dim)``) for the indices in ``data``;
-    indices are clipped to ``[0, input_dim)``. The gradient is dense (``sparse_grad``
-    only changes MXNet's storage type)."""
+    indices are clipped to ``[0, input_dim)``. With ``sparse_grad`` a variable ``weight``
+    gets torch's sparse gradient, stored row_sparse when its buffer is (``attach_grad(stype=
+    'row_sparse')``, Gluon's ``Embedding(sparse_grad=True)``), and densified otherwise."""
     if tuple(weight.shape) != (input_dim, output_dim):
         raise op_error("Embedding", "weight shape %s does not match (input_dim, output_dim)=(%d, %d)"
                        % (tuple(weight.shape), input_dim, output_dim), data.shape)
-    return F.embedding(_long(data).clamp(0, input_dim - 1), weight)
+    return F.embedding(_long(data).clamp(0, input_dim - 1), weight, sparse=sparse_grad and weight.is_leaf)
 
 
 # ----------------------------------------------------------------------------- Sequence*

@@ -27,7 +27,7 @@ from ..core import ACTIVE as _ACTIVE, STATE as _STATE, TRACING as _TRACING
 
 __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQUIRED",
            "Operator", "Entry", "register", "register_operator", "lowering", "shape_rule", "check_rule", "get", "exists",
-           "list_operators", "alias", "remember", "NotCovered", "require", "same_shape"]
+           "list_operators", "alias", "remember", "NotCovered", "require", "same_shape", "storage_rule"]
 
 # the one cache policy of the dispatch path: a cache (an operator's entries, a kernel's
 # plans per input shape) remembers this many keys and then stops adding (a program that
@@ -266,6 +266,11 @@ class Operator:
         self.aliases = []
         self.doc = doc if doc is not None else (fn.__doc__ or "")
         self.lowering = None              # attrs -> function of tensors, see lower()
+        # MXNet's FInferStorageType + FComputeEx: (attrs, input arrays, out) -> the result on
+        # sparse storage, or None for the dense kernel (see storage_rule); asked when an
+        # input is sparse, or on every call when storage_dense (cast_storage)
+        self.storage = None
+        self.storage_dense = False
         # the operator's one cache: raw attributes (keywords, or the generated functions'
         # positional values) -> Entry(attributes, kernels, input count)
         self._entries = {}
@@ -475,6 +480,10 @@ class Operator:
                     entry = self.entry(raw)
             else:
                 entry = self._plain or self._plain_entry()
+        if self.storage is not None and (self.storage_dense or _has_sparse(inputs)):
+            res = self._storage_call(entry, inputs, out)
+            if res is not None:
+                return res
         kernel = entry.kernel or self._mode_kernel(entry)
         n = entry.n
         a = None
@@ -508,6 +517,17 @@ class Operator:
             arr._t = res
             return arr
         return _WRAP(res, out)
+
+    def _storage_call(self, entry, inputs, out):
+        """The storage rule's result when an input is sparse (or for an operator that
+        chooses storage from its attributes), written into ``out`` when given; None
+        leaves the call to the dense kernel (a sparse input is then read densely, as
+        MXNet's storage fallback does)."""
+        res = self.storage(entry.attrs, inputs, out)
+        if res is None:
+            return None
+        res = _STORED(res)
+        return res if out is None or res is out else res.copyto(out)
 
     def _general(self, entry, kernel, inputs, out):
         """``call`` for any other input list: optional inputs left out, wrong types explained."""
@@ -613,6 +633,17 @@ class Operator:
             return  # the meta run cannot tell (values needed, or torch's own check): the kernel's error stands
 
 
+def _has_sparse(inputs):
+    """Whether an input of a call is a sparse array (``_sparse``, a class attribute)."""
+    try:
+        for x in inputs:
+            if x._sparse:
+                return True
+    except AttributeError:  # None or a non-array: the general path explains it
+        return any(getattr(x, "_sparse", False) for x in inputs)
+    return False
+
+
 class Entry:
     """One cached call form of an operator: the raw attributes it was called with, the
     parsed attributes, the number of inputs they give, and the kernels (predict, train),
@@ -635,6 +666,7 @@ _new = object.__new__
 _Tensor = torch.Tensor
 _ARRAY = None  # the array type of Operator.call's results and how to wrap several (set_array_type)
 _WRAP = None
+_STORED = None  # storage rules' results (tensors, sparse storages) -> arrays (set_storage_wrap)
 
 
 def set_array_type(array_type, wrap):
@@ -643,6 +675,13 @@ def set_array_type(array_type, wrap):
     results with several outputs or an ``out=`` array."""
     global _ARRAY, _WRAP  # pylint: disable=global-statement
     _ARRAY, _WRAP = array_type, wrap
+
+
+def set_storage_wrap(wrap):
+    """Called once by ``neogluon.ndarray.sparse``: ``wrap(result)`` makes arrays of what a
+    storage rule returns (a dense tensor, a sparse storage, or a tuple of them)."""
+    global _STORED  # pylint: disable=global-statement
+    _STORED = wrap
 
 
 _REGISTRY = {}
@@ -716,6 +755,20 @@ def shape_rule(name):
     for a case it leaves to the meta run."""
     def deco(rule):
         get(name).infer_shape_fn = rule
+        return rule
+    return deco
+
+
+def storage_rule(name, dense=False):
+    """Decorator: register the storage rule of operator ``name`` (MXNet's
+    FInferStorageType with its sparse FComputeEx): ``(attrs, input arrays, out) -> result``
+    on the storage MXNet gives (``out`` itself when the rule wrote into it, as an in-place
+    optimizer update does), or None to run the dense kernel. It is asked when an
+    input is sparse; with ``dense=True`` on every call (an operator whose attributes
+    choose the output storage, as cast_storage)."""
+    def deco(rule):
+        op = get(name)
+        op.storage, op.storage_dense = rule, dense
         return rule
     return deco
 

@@ -1,9 +1,9 @@
 """MXNet's ``_sparse_*`` operator names, which in MXNet 1.9.1 are aliases of the dense
-operators (the same operator dispatches on storage type). neogluon stores every array
-dense, so each is exactly its dense operator; MXNet writes the dense name into JSON, and
-so does neogluon. The names of operators that only exist for sparse storage
-(``_sparse_retain``, ``_sparse_cast_storage``) are not registered (see the coverage
-table, tests/fixtures/op_coverage.tsv)."""
+operators (the same operator dispatches on storage type): each is its dense operator,
+whose storage rule (``operator/sparse.py``) gives MXNet's output storage for sparse
+inputs; MXNet writes the dense name into JSON, and so does neogluon. The operators that
+only exist for sparse storage (``_sparse_retain``, ``cast_storage`` and its alias
+``_sparse_cast_storage``) are defined in ``operator/sparse.py``."""
 from .registry import alias, exists
 
 __all__ = []

@@ -607,6 +607,12 @@ class AdaGrad(Optimizer):
     def update(self, index, weight, grad, state):
         self._update_count(index)
         lr, wd = self._get_lr(index), self._get_wd(index)
+        if grad.stype == "row_sparse":  # MXNet's sparse kernel: only the rows the gradient stores
+            kwargs = {"epsilon": self.float_stable_eps, "rescale_grad": self.rescale_grad}
+            if self.clip_gradient:
+                kwargs["clip_gradient"] = self.clip_gradient
+            nd.sparse.adagrad_update(weight, grad, state, out=weight, lr=lr, wd=wd, **kwargs)
+            return
         w, g = weight._t, _clipped(grad._t * self.rescale_grad, self.clip_gradient)
         history = state._t
         history.add_(g * g)
@@ -803,8 +809,8 @@ class Updater:
                 self.states_synced[idx] = True
         if self.aggregate_updates:
             self._update_aggregated(indices, weights, grads)
-        elif len(indices) < 2 or not self.optimizer.fused_update(indices, weights, grads,
-                                                                  [self.states[i] for i in indices]):
+        elif len(indices) < 2 or not _all_dense(weights, grads) or \
+                not self.optimizer.fused_update(indices, weights, grads, [self.states[i] for i in indices]):
             for i, w, g in zip(indices, weights, grads):
                 self.optimizer.update_multi_precision(i, w, g, self.states[i])
 
@@ -817,7 +823,8 @@ class Updater:
         size = self.optimizer.aggregate_num
         for group in by_dtype.values():
             idx, ws, gs = (list(x) for x in zip(*group))
-            if len(group) > 1 and self.optimizer.fused_update(idx, ws, gs, [self.states[i] for i in idx]):
+            if len(group) > 1 and _all_dense(ws, gs) and \
+                    self.optimizer.fused_update(idx, ws, gs, [self.states[i] for i in idx]):
                 continue
             for start in range(0, len(group), size):
                 chunk = group[start:start + size]
@@ -851,3 +858,10 @@ class Updater:
 def get_updater(optimizer):
     """An :class:`Updater` for ``optimizer``."""
     return Updater(optimizer)
+
+
+def _all_dense(weights, grads):
+    """Whether a group can take a fused multi-tensor update: a sparse weight or gradient
+    (a row_sparse gradient's lazy update) is updated one parameter at a time, as MXNet
+    leaves it out of its aggregated updates."""
+    return all(x.stype == "default" for x in weights) and all(x.stype == "default" for x in grads)
