@@ -44,6 +44,7 @@ module can be fine-tuned in torch, BatchNorm staying on its running statistics).
 import keyword
 import os
 import re
+import warnings
 
 import torch
 
@@ -77,22 +78,31 @@ def class_name(model):
 
 # ---------------------------------------------------------------------- capture
 def _capture(fn, tensors):
-    """The torch.fx graph dynamo records for ``fn(*tensors)``, with the real values of its
-    placeholders (tensors, and ints for the symbolic sizes)."""
-    from torch._dynamo.exc import TorchDynamoException  # pylint: disable=import-outside-toplevel
+    """The torch.fx graph dynamo records for ``fn(*tensors)``, the real values of its
+    placeholders (tensors, and ints for the symbolic sizes) and, for each output of ``fn``,
+    its position among the graph's outputs (dynamo also outputs the values a kernel leaves
+    behind, such as the sizes of a shape plan it caches)."""
     captured = []
 
     def keep(gm, example_inputs):
-        captured.append((gm, list(example_inputs)))
-        return gm.forward
+        def run(*args):
+            outs = gm.forward(*args)
+            captured.append((gm, list(example_inputs), list(outs)))
+            return outs
+        return run
 
-    with torch.fx.experimental._config.patch(use_duck_shape=False):  # pylint: disable=protected-access
-        try:
-            torch.compile(fn, backend=keep, fullgraph=True, dynamic=None)(*tensors)
-        except (TorchDynamoException, RuntimeError, NotImplementedError) as err:
-            raise MXNetError("export_torch: the graph could not be captured into torch.fx: %s"
-                             % _first_lines(err)) from None
-    return captured[-1]
+    with torch.fx.experimental._config.patch(use_duck_shape=False), warnings.catch_warnings():  # pylint: disable=protected-access
+        # the kernels' shape plans are lru_cached pure functions of shapes: tracing through is exact
+        warnings.filterwarnings("ignore", message="Dynamo detected a call to a `functools.lru_cache`")
+        results = torch.compile(fn, backend=keep, fullgraph=True, dynamic=None)(*tensors)
+    gm, example, outs = captured[-1]
+    where = []
+    for r in results:
+        found = [j for j, o in enumerate(outs) if o is r]
+        if not found:
+            raise MXNetError("export_torch: an output of the graph is not computed by it (an input passed through)")
+        where.append(found[0])
+    return gm, example, where
 
 
 def _first_lines(err):
@@ -100,11 +110,17 @@ def _first_lines(err):
     return " ".join(text.split("\n")[:6])
 
 
-def _example(shape, dtype):
+def _example(shape, dtype, dynamic):
     t = torch.zeros(tuple(shape), dtype=dtype)
-    for d in range(t.dim()):
+    for d in dynamic(t.dim()):
         torch._dynamo.maybe_mark_dynamic(t, d)  # pylint: disable=protected-access
     return t
+
+
+# the dimensions captured as symbolic, tried in turn: the first one (the batch), none (a kernel
+# computing on a symbolic size with numpy fails the capture). All dimensions symbolic would
+# write every kernel's output-size arithmetic into the module: correct, but hard to read.
+_DYNAMIC = (lambda n: range(min(n, 1)), lambda n: ())
 
 
 class TorchSource:
@@ -235,17 +251,26 @@ def trace_torch(symbol, params, shapes, dtypes=None):
     absent = [n for n in graph.aux_names if n not in params]
     if absent:
         raise MXNetError("export_torch: the auxiliary state(s) %s are not in the parameters" % ", ".join(absent))
-    tensors = [params[n] if n in params else _example(shapes[n], dtypes.get(n, torch.float32))
-               for n in graph.input_names]
-    fn = graph.fn(False, tensors)
-    gm, example = _capture(fn, tensors)
-    return _Renamer(graph, fn, tensors, data_names).run(gm, example)
+    from torch._dynamo.exc import TorchDynamoException  # pylint: disable=import-outside-toplevel
+    for dynamic in _DYNAMIC:
+        graph = CompiledGraph(symbol)  # a new function: dynamo keeps nothing from a failed attempt
+        tensors = [params[n] if n in params else _example(shapes[n], dtypes.get(n, torch.float32), dynamic)
+                   for n in graph.input_names]
+        try:
+            gm, example, where = _capture(graph.fn(False, tensors), tensors)
+            break
+        except (TorchDynamoException, RuntimeError, NotImplementedError) as err:
+            error = err
+    else:
+        raise MXNetError("export_torch: the graph could not be captured into torch.fx: %s"
+                         % _first_lines(error)) from None
+    return _Renamer(graph, tensors, data_names).run(gm, example, where)
 
 
 class _Renamer:
     """Rebuilds dynamo's graph with readable names (see :func:`trace_torch`)."""
 
-    def __init__(self, graph, fn, tensors, data_names):
+    def __init__(self, graph, tensors, data_names):
         self.graph = graph
         self.order = graph.order
         self.src_lines = graph.sources[False].split("\n")
@@ -259,7 +284,7 @@ class _Renamer:
         self.taken.add(out)
         return out
 
-    def run(self, gm, example):
+    def run(self, gm, example, where):
         new = torch.fx.Graph()
         env, params, aux, names = {}, {}, {}, {}
         phs = [n for n in gm.graph.nodes if n.op == "placeholder"]
@@ -299,8 +324,8 @@ class _Renamer:
             args = torch.fx.map_arg(node.args, env.__getitem__)
             kwargs = torch.fx.map_arg(node.kwargs, env.__getitem__)
             if node.op == "output":
-                outs = args[0]
-                new.output(outs[0] if isinstance(outs, (tuple, list)) and len(outs) == 1 else outs)
+                outs = [args[0][j] for j in where]
+                new.output(outs[0] if len(outs) == 1 else tuple(outs))
                 continue
             created = new.create_node(node.op, node.target, args, kwargs, name=self._value_name(node, owner))
             created.meta = dict(node.meta)
@@ -343,7 +368,7 @@ class _Renamer:
             if target.op != "placeholder":
                 continue
             shape = ph.meta["example_value"].shape
-            dims = [(d, int(s)) for d, s in enumerate(shape) if not isinstance(s, torch.SymInt)]
+            dims = [(d, _concrete(s)) for d, s in enumerate(shape) if _concrete(s) is not None]
             fixed[target.name] = (len(shape), dims)
         return fixed
 
@@ -370,6 +395,13 @@ class _Renamer:
         mx = self.order[k].name
         outside = any(owner.get(u) != k for u in node.users)
         return self.name_of(mx if outside else "%s_%s" % (mx, re.sub(r"_\d+$", "", node.name)))
+
+
+def _concrete(size):
+    """A captured size as an int when the capture fixed it (a guard specialised its symbol), else None."""
+    if not isinstance(size, torch.SymInt):
+        return int(size)
+    return size.node.maybe_as_int()
 
 
 def _drop_dead_shape_code(graph):
@@ -431,6 +463,7 @@ def export_torch(symbol, params, path, shapes, dtypes=None, name=None, exported_
         files["pt2"] = os.path.join(path, name + ".pt2")
         module = load_module(files["py"], cls)
         module.load_state_dict(src.state)
+        module.requires_grad_(False)  # the program is for prediction
         examples = tuple(torch.zeros(tuple(shapes[n]), dtype=dtypes.get(n, torch.float32)) for n in data_names)
         try:
             program = torch.export.export(module.eval(), examples)
