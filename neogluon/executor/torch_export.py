@@ -60,12 +60,17 @@ _NODE = re.compile(r"^\s*v(\d+)_\d+")
 
 def identifier(name, taken=()):
     """An MXNet name as a Python identifier: ``resnetv10_conv0_weight`` stays,
-    ``stage1.conv-0`` becomes ``stage1_conv_0``; keywords and ``taken`` names get a ``_``."""
+    ``stage1.conv-0`` becomes ``stage1_conv_0``; a keyword gets a ``_``, a ``taken`` name
+    a number (``conv0_fwd_1``)."""
     out = re.sub(r"\W", "_", name)
     if not out or out[0].isdigit():
         out = "_" + out
-    while keyword.iskeyword(out) or out in taken:
+    if keyword.iskeyword(out):
         out += "_"
+    base, k = out, 1
+    while out in taken:
+        out = "%s_%d" % (base, k)
+        k += 1
     return out
 
 
