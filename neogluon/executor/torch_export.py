@@ -99,7 +99,7 @@ def _capture(fn, tensors):
     with torch.fx.experimental._config.patch(use_duck_shape=False), warnings.catch_warnings():  # pylint: disable=protected-access
         # the kernels' shape plans are lru_cached pure functions of shapes: tracing through is exact
         warnings.filterwarnings("ignore", message="Dynamo detected a call to a `functools.lru_cache`")
-        results = torch.compile(fn, backend=keep, fullgraph=True, dynamic=None)(*tensors)
+        results = torch.compile(fn, backend=keep, fullgraph=True, dynamic=False)(*tensors)
     gm, example, outs = captured[-1]
     where = []
     for r in results:
