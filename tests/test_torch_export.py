@@ -260,8 +260,32 @@ def test_missing_or_unknown_example_shape(tmp_path):
 
 def test_wrong_example_shape_names_the_node(tmp_path):
     base = os.path.join(MODELS, "lenet")
-    with pytest.raises(mx.MXNetError, match="could not be captured"):
+    with pytest.raises(mx.MXNetError, match=r"data=\(4, 3, 28, 28\) do not fit the graph: .*lenet0_conv0_fwd"):
         export_torch(base + "-symbol.json", base + "-0000.params", str(tmp_path), {"data": (4, 3, 28, 28)})
+
+
+class _Square(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], mx.nd.array(np.square(in_data[0].asnumpy())))
+
+
+@mx.operator.register("export_torch_square")
+class _SquareProp(mx.operator.CustomOpProp):
+    def list_arguments(self):
+        return ["data"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, in_shape, []
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _Square()
+
+
+def test_a_kernel_outside_torch_is_named(tmp_path):
+    sym = mx.sym.Custom(mx.sym.var("data") * 2, op_type="export_torch_square", name="square")
+    with pytest.raises(mx.MXNetError, match=r"could not be captured into torch.fx at node square \(Custom\)"):
+        export_torch(sym, {}, str(tmp_path), {"data": (2, 3)})
+    assert not os.listdir(str(tmp_path))
 
 
 def test_cli_writes_the_module_and_its_weights(tmp_path, capsys):
@@ -286,7 +310,7 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert code == 2 and "has no input of that name" in capsys.readouterr().err
     code = cli_main(["export-torch", base + "-symbol.json", base + "-0000.params", "--out", str(tmp_path),
                      "--example-shape", "4,3,28,28", "--no-pt2"])
-    assert code == 1 and "could not be captured" in capsys.readouterr().err
+    assert code == 1 and "do not fit the graph" in capsys.readouterr().err
 
 
 def test_identifiers():

@@ -110,6 +110,18 @@ def _capture(fn, tensors):
     return gm, example, where
 
 
+def _failed_node(graph, err):
+    """' at node NAME (OP)' for the node whose kernel the capture failed in, from the line of
+    the generated function in dynamo's error (or '' when it does not say)."""
+    lines = _LINE.findall(str(err))
+    src = graph.sources.get(False, "").split("\n")
+    m = _NODE.match(src[int(lines[0]) - 1]) if lines and int(lines[0]) <= len(src) else None
+    if m is None:
+        return ""
+    node = graph.order[int(m.group(1))]
+    return " at node %s (%s)" % (node.name, node.op.name)
+
+
 def _first_lines(err):
     text = str(err).strip().split("\n\n")[0]
     return " ".join(text.split("\n")[:6])
@@ -257,6 +269,12 @@ def trace_torch(symbol, params, shapes, dtypes=None):
     if absent:
         raise MXNetError("export_torch: the auxiliary state(s) %s are not in the parameters" % ", ".join(absent))
     from torch._dynamo.exc import TorchDynamoException  # pylint: disable=import-outside-toplevel
+    try:  # a user's wrong shape: the node and the shapes, as neogluon's inference says it
+        symbol.infer_shape(**dict({n: tuple(params[n].shape) for n in graph.input_names if n in params},
+                                  **{n: tuple(shapes[n]) for n in data_names}))
+    except MXNetError as err:
+        raise MXNetError("export_torch: the example shapes %s do not fit the graph: %s"
+                         % (", ".join("%s=%s" % (n, tuple(shapes[n])) for n in data_names), err)) from None
     for dynamic in _DYNAMIC:
         graph = CompiledGraph(symbol)  # a new function: dynamo keeps nothing from a failed attempt
         tensors = [params[n] if n in params else _example(shapes[n], dtypes.get(n, torch.float32), dynamic)
@@ -267,8 +285,8 @@ def trace_torch(symbol, params, shapes, dtypes=None):
         except (TorchDynamoException, RuntimeError, NotImplementedError) as err:
             error = err
     else:
-        raise MXNetError("export_torch: the graph could not be captured into torch.fx: %s"
-                         % _first_lines(error)) from None
+        raise MXNetError("export_torch: the graph could not be captured into torch.fx%s: %s"
+                         % (_failed_node(graph, error), _first_lines(error))) from None
     return _Renamer(graph, tensors, data_names).run(gm, example, where)
 
 
