@@ -51,7 +51,7 @@ import torch
 from ..base import MXNetError
 from .compiler import CompiledGraph
 
-__all__ = ["export_torch", "TorchSource", "trace_torch"]
+__all__ = ["export_torch", "trace_torch", "load_module", "TorchSource", "identifier", "class_name"]
 
 _GRAPH_FILE = "<neogluon.executor graph_predict>"
 _LINE = re.compile(r'File "%s", line (\d+)' % re.escape(_GRAPH_FILE))
@@ -87,20 +87,26 @@ def _capture(fn, tensors):
     placeholders (tensors, and ints for the symbolic sizes) and, for each output of ``fn``,
     its position among the graph's outputs (dynamo also outputs the values a kernel leaves
     behind, such as the sizes of a shape plan it caches)."""
-    captured = []
+    held = {}  # emptied below: dynamo's cache entry for fn keeps ``run``, not the graph or the weights
 
     def keep(gm, example_inputs):
+        held["graph"] = gm, list(example_inputs)
+
         def run(*args):
-            outs = gm.forward(*args)
-            captured.append((gm, list(example_inputs), list(outs)))
+            outs = held["graph"][0].forward(*args)
+            held["outs"] = list(outs)
             return outs
         return run
 
+    compiled = torch.compile(fn, backend=keep, fullgraph=True, dynamic=False)
     with torch.fx.experimental._config.patch(use_duck_shape=False), warnings.catch_warnings():  # pylint: disable=protected-access
         # the kernels' shape plans are lru_cached pure functions of shapes: tracing through is exact
         warnings.filterwarnings("ignore", message="Dynamo detected a call to a `functools.lru_cache`")
-        results = torch.compile(fn, backend=keep, fullgraph=True, dynamic=False)(*tensors)
-    gm, example, outs = captured[-1]
+        try:
+            results = compiled(*tensors)
+        finally:
+            torch._dynamo.eval_frame.remove_from_cache(fn)  # pylint: disable=protected-access
+    (gm, example), outs = held.pop("graph"), held.pop("outs")
     where = []
     for r in results:
         found = [j for j, o in enumerate(outs) if o is r]
@@ -156,7 +162,7 @@ class TorchSource:
 
     @property
     def state(self):
-        return {k: v.detach().clone().contiguous() for k, v in list(self.params.items()) + list(self.aux.items())}
+        return {k: _own(v) for k, v in list(self.params.items()) + list(self.aux.items())}
 
     def source(self, cls, doc=""):
         """The module file: ``import torch``, one class ``cls``."""
@@ -177,6 +183,13 @@ class TorchSource:
         lines.append("")
         lines += _forward(body, self)
         return "\n".join(ln for ln in lines if ln is not None) + "\n"
+
+
+def _own(t):
+    """A tensor for the state_dict: detached, contiguous, copied only when it is a view of a
+    larger storage (torch.save writes whole storages)."""
+    t = t.detach().contiguous()
+    return t.clone() if t.untyped_storage().nbytes() != t.numel() * t.element_size() else t
 
 
 def _class_doc(src):
