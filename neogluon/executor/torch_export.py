@@ -50,6 +50,7 @@ models, run in a process without neogluon).
 The captured graph is the prediction graph; its parameters are ``nn.Parameter`` (so the
 module can be fine-tuned in torch, BatchNorm staying on its running statistics).
 """
+import ast
 import keyword
 import os
 import re
@@ -263,8 +264,34 @@ def _inline_attributes(src, attrs):
         if sep:
             names = [n for n in freed[:-len(" = None")].split(" = ") if n not in attrs]
             line = stmt + (";  del %s" % ", ".join(names) if names else "")
-        out.append(_replace_names(line, attrs))
+        out.append(_slices(_replace_names(line, attrs)))
     return "\n".join(out)
+
+
+def _slices(line):
+    """``x[(slice(None, None, None), 0)]`` (fx's spelling of an index) -> ``x[:, 0]``."""
+    if "slice(" not in line:
+        return line
+    try:
+        tree = ast.parse(line.strip())
+    except SyntaxError:
+        return line
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript):
+            index = node.slice
+            items = index.elts if isinstance(index, ast.Tuple) else [index]
+            items = [_slice(e) for e in items]
+            node.slice = ast.Tuple(items, ast.Load()) if isinstance(index, ast.Tuple) else items[0]
+    indent = line[:len(line) - len(line.lstrip())]
+    return indent + ";  ".join(ast.unparse(stmt) for stmt in tree.body)
+
+
+def _slice(node):
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "slice"
+            and len(node.args) == 3 and not node.keywords):
+        bounds = [None if isinstance(a, ast.Constant) and a.value is None else a for a in node.args]
+        return ast.Slice(*bounds)
+    return node
 
 
 def _replace_names(line, attrs):
