@@ -264,8 +264,26 @@ def _inline_attributes(src, attrs):
         if sep:
             names = [n for n in freed[:-len(" = None")].split(" = ") if n not in attrs]
             line = stmt + (";  del %s" % ", ".join(names) if names else "")
-        out.append(_slices(_replace_names(line, attrs)))
+        out.append(_public(_slices(_replace_names(line, attrs))))
     return "\n".join(out)
+
+
+def _public(line):
+    """``torch._C._nn.linear`` (where fx finds the function) -> ``torch.nn.functional.linear``,
+    ``torch.functional.split`` -> ``torch.split``: the public spelling of the same function."""
+    def spell(m):
+        name = m.group(0)
+        *path, last = name.split(".")[1:]
+        if not any(p.startswith("_") or p == "functional" for p in path[:1]):
+            return name
+        obj = torch
+        for part in path + [last]:
+            obj = getattr(obj, part, None)
+        for public, prefix in ((torch.nn.functional, "torch.nn.functional."), (torch, "torch.")):
+            if obj is not None and getattr(public, last, None) is obj:
+                return prefix + last
+        return name
+    return re.sub(r"\btorch(?:\.\w+)+", spell, line)
 
 
 def _slices(line):
