@@ -313,6 +313,16 @@ def test_cli_errors_are_one_line(tmp_path, capsys):
     assert code == 1 and "do not fit the graph" in capsys.readouterr().err
 
 
+def test_cli_names_a_corrupt_params_file(tmp_path, capsys):
+    bad = tmp_path / "bad-0000.params"
+    bad.write_bytes(b"garbage")
+    code = cli_main(["export-torch", os.path.join(MODELS, "lenet-symbol.json"), str(bad), "--out",
+                     str(tmp_path / "out"), "--example-shape", "4,1,28,28"])
+    err = capsys.readouterr().err
+    assert code == 2 and "bad-0000.params is not an MXNet .params file" in err
+    assert not os.path.exists(str(tmp_path / "out"))
+
+
 def test_identifiers():
     assert identifier("resnetv10_conv0_weight") == "resnetv10_conv0_weight"
     assert identifier("stage1.conv-0") == "stage1_conv_0"

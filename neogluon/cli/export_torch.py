@@ -35,7 +35,7 @@ def run(args):
     import neogluon as mx
     from ..executor.torch_export import export_torch
     sym = load_symbol(mx, args.symbol)
-    load_params(mx, args.params, sym, args.params)
+    load_params(mx, args.params, sym, args.symbol)  # a corrupt or mismatched file: one line naming it
     arrays = mx.nd.load(args.params)
     names = {k.split(":", 1)[-1] for k in arrays}
     inputs = [n for n in sym.list_arguments() if n not in names]
