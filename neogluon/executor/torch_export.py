@@ -158,15 +158,15 @@ _DYNAMIC = (lambda n: range(min(n, 1)), lambda n: ())
 
 class TorchSource:
     """A graph captured into torch.fx and renamed for reading: ``source(class_name)`` is the
-    module's Python source, ``state`` its state_dict (attribute -> tensor), ``shapes`` the
-    attributes' shapes and dtypes, ``fixed`` the input dimensions the graph depends on."""
+    module's Python source, ``state`` its state_dict (attribute -> tensor), ``fixed`` the
+    input sizes the graph depends on (checked first by ``forward``)."""
 
     def __init__(self, graph, inputs, params, aux, fixed, mxnet_names, outputs):
         self.graph = graph
         self.inputs = inputs  # forward's argument names, in order
         self.params = params  # attribute -> tensor, nn.Parameter
         self.aux = aux  # attribute -> tensor, buffers (running statistics, constants)
-        self.fixed = fixed  # input name -> [(dim, size)] the module checks
+        self.fixed = fixed  # input name -> (rank, [(dim, size) the capture fixed])
         self.mxnet_names = mxnet_names  # attribute -> MXNet name, where they differ
         self.outputs = outputs
 
@@ -546,6 +546,10 @@ def export_torch(symbol, params, path, shapes, dtypes=None, name=None, exported_
     os.makedirs(path, exist_ok=True)
     files = {"py": os.path.join(path, name + ".py"), "pt": os.path.join(path, name + ".pt")}
     text = src.source(cls, doc)
+    try:
+        compile(text, files["py"], "exec")
+    except SyntaxError as err:  # a bug of the generator, said before anything is written
+        raise MXNetError("export_torch: the generated source of %s does not compile: %s" % (files["py"], err)) from None
     with open(files["py"], "w", encoding="utf-8") as f:
         f.write(text)
     torch.save(src.state, files["pt"])
