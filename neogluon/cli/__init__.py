@@ -3,6 +3,7 @@
     neogluon demo      the hybridization tutorial end to end on scikit-learn's digits
     neogluon run       run an MXNet 1.x script unchanged (``import mxnet`` gives neogluon)
     neogluon inspect   the layer table of a ``-symbol.json`` model, optionally its graph
+    neogluon export-torch  a ``-symbol.json`` + ``.params`` model as a standalone PyTorch module
     neogluon bench     the benchmarks in benchmarks/ as one table
     neogluon doctor    versions, threads, GPUs, extras and what 'import mxnet' gives, for bug reports
     neogluon alias     install | remove | status of 'import mxnet' resolving to neogluon
@@ -23,6 +24,7 @@ COMMANDS = {
     "demo": ("demo", "train the tutorial's LeNet on scikit-learn's digits, imperative vs hybridized"),
     "run": ("runner", "run an MXNet 1.x script with 'import mxnet' resolving to neogluon"),
     "inspect": ("inspect_model", "print the layer table of an MXNet -symbol.json model"),
+    "export-torch": ("export_torch", "write an MXNet model as a standalone PyTorch module and state_dict"),
     "bench": ("bench", "run the benchmarks in benchmarks/ and print one table"),
     "doctor": ("doctor", "print the facts a bug report needs (versions, threads, GPUs, extras, 'import mxnet')"),
     "alias": ("alias", "install, remove or show the hook making 'import mxnet' give neogluon"),

@@ -808,6 +808,28 @@ class HybridBlock(Block):
         atomic_write_all([("%s-symbol.json" % path, sym.tojson(remove_amp_cast=remove_amp_cast)),
                           ("%s-%04d.params" % (path, epoch), _serialization.dumps(arg_dict))], "export")
 
+    def export_torch(self, path, *examples, name=None, exported_program=False):
+        """Write the hybridized graph as a standalone PyTorch module: ``path/<name>.py`` (one
+        ``torch.nn.Module`` class, importing only torch), ``path/<name>.pt`` (its state_dict)
+        and, with ``exported_program``, ``path/<name>.pt2`` (``torch.export``). ``examples``:
+        one NDArray or shape per input, the shapes the graph is captured on (see
+        :mod:`neogluon.executor.torch_export`); ``name`` defaults to the block's name.
+        Returns the paths written, ``{"py": ..., "pt": ..., "pt2": ...}``."""
+        from ..executor.torch_export import export_torch, identifier
+        if not self._cached_graph:
+            raise RuntimeError("Please first call block.hybridize() and then run forward with this block at least "
+                               "once before calling export_torch.")
+        data, sym = self._cached_graph
+        if len(examples) != len(data):
+            raise ValueError("export_torch: %d example(s) for the %d input(s) of %s (%s)"
+                             % (len(examples), len(data), self.name, ", ".join(d.name for d in data)))
+        shapes = {d.name: tuple(getattr(e, "shape", e)) for d, e in zip(data, examples)}
+        dtypes = {d.name: e.dtype for d, e in zip(data, examples) if isinstance(e, NDArray)}
+        params = self.collect_params()
+        arrays = {n: params[n].data() for n in sym.list_inputs() if n in params}
+        return export_torch(sym, arrays, path, shapes, dtypes, name=name or identifier(self.name),
+                            exported_program=exported_program)
+
     def register_op_hook(self, callback, monitor_all=False):
         """Call ``callback(name, op_name, array)`` on every node output of the hybridized graph
         (and on node inputs with ``monitor_all``)."""
