@@ -32,13 +32,14 @@ def _arithmetic(op_nd, op_scalar, reflected=False):
     array_op, scalar_op = registry.get(op_nd), registry.get(op_scalar)
     entries = scalar_op._entries
     assert scalar_op.param_names == ("scalar", "is_int")
+    plain = array_op.entry({})  # the broadcast operator's one entry (it has no attributes)
 
     def method(self, other):
         if isinstance(other, NDArray):
-            return array_op.call((other, self) if reflected else (self, other))
+            return plain.run(other, self) if reflected else plain.run(self, other)
         if isinstance(other, numeric_types):
             entry = entries.get((_POS, other, _Null)) or scalar_op.lookup((other, _Null))
-            return scalar_op.call((self,), None, None, entry)
+            return entry.run(self)
         raise TypeError("type %s not supported" % str(type(other)))
     method.__name__ = "__%s%s__" % ("r" if reflected else "", op_nd.split("_", 1)[1])
     return method
@@ -262,13 +263,18 @@ class NDArray:
         """``x[key]`` with numpy's rules and MXNet 1.x's (1,)-shaped elements of 1-d arrays
         (see :mod:`neogluon.ndarray.indexing`), through the indexing operator."""
         cls = key.__class__
-        try:
-            ck = (slice, key.start, key.stop, key.step) if cls is slice else key if cls in _INT_KEYS \
-                else _indexing.cache_key(key)
-            entry = _GETITEMS.get((_POS, ck)) or _GETITEM.lookup((ck,), {"key": key})
-        except TypeError:  # an array, list or boolean index: not cached
-            entry = _GETITEM.new_entry({"key": key})
-        return _GETITEM.call((self,), None, None, entry)
+        if cls is slice:  # x[a:b]: its entry under (slice, start, stop, step)
+            ck = (slice, key.start, key.stop, key.step)
+            entry = _GETITEMS.get(ck) or _GETITEM.keyed(ck, {"key": key})
+        elif cls in _INT_KEYS:  # x[i]: under the integer itself
+            entry = _GETITEMS.get(key) or _GETITEM.keyed(key, {"key": key})
+        else:
+            try:
+                ck = _indexing.cache_key(key)
+                entry = _GETITEMS.get((_POS, ck)) or _GETITEM.lookup((ck,), {"key": key})
+            except TypeError:  # an array, list or boolean index: not cached
+                entry = _GETITEM.new_entry({"key": key})
+        return entry.run(self)
 
     def __setitem__(self, key, value):
         _indexing.setitem(self, key, value)
@@ -336,11 +342,13 @@ class NDArray:
         if not kwargs:  # the common x.reshape((0, -1)): Reshape's entry found by position
             try:
                 code = shape[0] if len(shape) == 1 else shape
-                entry = _RESHAPES.get((_POS, code, _Null, _Null, _Null)) or _RESHAPE.lookup((code, _Null, _Null, _Null))
+                if code == ():  # () is the key of Reshape's call without attributes
+                    raise TypeError
+                entry = _RESHAPES.get(code) or _RESHAPE.keyed(code, {"shape": code})
             except (TypeError, IndexError):
                 pass  # a list, no shape: the keyword path below
             else:
-                return _RESHAPE.call((self,), None, None, entry)
+                return entry.run(self)
         unknown = [k for k in kwargs if k not in ("shape", "reverse")]
         if unknown:
             raise TypeError("Got unknown keywords in reshape: %s. Accepted keyword arguments are 'shape' "

@@ -65,6 +65,8 @@ def _lookup(params, inputs):
             "        except TypeError:",
             "            entry = None  # an unhashable attribute value: the keyword path",
             "        if entry is not None:",
+            "            if out is None and entry.n == %d:" % inputs.count(","),
+            "                return entry.run%s" % inputs,
             "            return _op.call(%s, None, out, entry)" % inputs]
 
 

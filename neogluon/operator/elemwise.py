@@ -253,6 +253,7 @@ def _make_broadcast(name, key, fn):
             if lhs.dtype is not rhs.dtype:
                 _check_dtypes(name, lhs, rhs)
             return fn(lhs, rhs)
+        impl.same_dtype_kernel = fn  # see Operator.same_dtype_kernel
     else:
         fn = _as_dtype(fn)
 

@@ -264,6 +264,10 @@ class Operator:
         self.aliases = []
         self.doc = doc if doc is not None else (fn.__doc__ or "")
         self.lowering = None              # attrs -> function of tensors, see lower()
+        # a binary operator whose inputs must share one dtype (MXNet's ElemwiseType) may name
+        # the torch function its kernel runs once that holds: ``entry.run`` calls it directly
+        # when the dtypes are the same object, else the kernel (which raises MXNet's error)
+        self.same_dtype_kernel = getattr(fn, "same_dtype_kernel", None)
         # the operator's one cache: raw attributes (keywords, or the generated functions'
         # positional values) -> Entry(attributes, kernels, input count)
         self._entries = {}
@@ -377,10 +381,22 @@ class Operator:
             remember(self._entries, key, hit)
         return hit
 
+    def keyed(self, key, raw):
+        """The :class:`Entry` for raw attributes, cached under a caller's own hashable
+        stand-in for them (``x[2:10]``'s ``(slice, 2, 10, None)``, ``x.reshape``'s shape
+        code): one dict lookup of a key the caller has at hand. The key must not be a tuple
+        of (name, value) pairs or start with the positional marker (the other key forms)."""
+        hit = self._entries.get(key)
+        if hit is None:
+            hit = remember(self._entries, key, self.entry(raw))
+        return hit
+
     def new_entry(self, raw):
         """A new :class:`Entry` for raw attributes, not cached."""
         attrs = self.parse_attrs(raw)
-        return Entry(raw, attrs, len(self.input_names(attrs)))
+        entry = Entry(raw, attrs, len(self.input_names(attrs)))
+        entry.run = self._first_run(entry)
+        return entry
 
     def _plain_entry(self):
         self._plain = self.entry({})
@@ -460,11 +476,12 @@ class Operator:
            explains the failure (:meth:`explain`) and one error is raised.
 
         ``raw`` holds keyword attributes (Python values or JSON strings); ``entry`` a
-        cache entry already found (the generated functions' fast path)."""
-        if _ACTIVE.count or trace is not None:
-            hook = trace or _TRACING.hook
-            if hook is not None:
-                return hook(self, inputs, (raw or {}) if entry is None else entry.raw, out)
+        cache entry already found (by position, see :meth:`lookup`). Steps 1, 3 and 4 for
+        an entry's own input count are ``entry.run(*arrays)`` (see :func:`_bind`), which
+        the generated functions, the dunders, ``x[key]`` and ``x.reshape`` call directly
+        once they hold the entry."""
+        if trace is not None:
+            return trace(self, inputs, (raw or {}) if entry is None else entry.raw, out)
         if entry is None:
             if raw:
                 try:
@@ -473,48 +490,34 @@ class Operator:
                     entry = self.entry(raw)
             else:
                 entry = self._plain or self._plain_entry()
-        kernel = entry.kernel or self._mode_kernel(entry)
-        n = entry.n
-        a = None
-        try:  # the common arities without a loop; any other input list takes the general path
-            if n == 1:
-                x, = inputs
-                a = x._t
-                if a.requires_grad and not _STATE.recording:
-                    a = a.detach()
-                res = kernel(a)
-            elif n == 2:
-                x, y = inputs
-                a, b = x._t, y._t
-                if (a.requires_grad or b.requires_grad) and not _STATE.recording:
-                    a, b = a.detach(), b.detach()
-                res = kernel(a, b)
-            elif n == 3:
-                x, y, z = inputs
-                a, b, c = x._t, y._t, z._t
-                if (a.requires_grad or b.requires_grad or c.requires_grad) and not _STATE.recording:
-                    a, b, c = a.detach(), b.detach(), c.detach()
-                res = kernel(a, b, c)
-            else:
-                return self._general(entry, kernel, inputs, out)
-        except Exception as err:  # pylint: disable=broad-except
-            if a is None:  # an input list the fast path does not take (None, not an NDArray, longer)
-                return self._general(entry, kernel, inputs, out)
-            raise self.explain(entry.attrs, [x._t for x in inputs], err) from None
-        if type(res) is _Tensor and out is None:  # pylint: disable=unidiomatic-typecheck
-            arr = _new(_ARRAY)
-            arr._t = res
-            return arr
-        return _WRAP(res, out)
+        if out is None and len(inputs) == entry.n:
+            return entry.run(*inputs)
+        return self._general(entry, inputs, out)
 
-    def _general(self, entry, kernel, inputs, out):
-        """``call`` for any other input list: optional inputs left out, wrong types explained."""
+    def _general(self, entry, inputs, out):
+        """``call`` for any other input list (optional inputs left out, wrong types
+        explained) or an ``out=`` array: the same steps, on a list."""
+        if _ACTIVE.count:
+            hook = _TRACING.hook
+            if hook is not None:
+                return hook(self, inputs, entry.raw, out)
+        kernel = entry.kernel or self._mode_kernel(entry)
         res = self._run(entry, kernel, self._tensors(entry, inputs))
         if out is None and type(res) is _Tensor:  # pylint: disable=unidiomatic-typecheck
             arr = _new(_ARRAY)
             arr._t = res
             return arr
         return _WRAP(res, out)
+
+    def _first_run(self, entry):
+        """``entry.run`` until the entry first runs: it builds the kernels and the runner
+        for the entry's input count (:func:`_bind`), which replaces it."""
+        def run(*inputs):
+            if entry.kernels is None:
+                self._build(entry)
+            entry.run = _bind(self, entry)
+            return entry.run(*inputs)
+        return run
 
     def _run(self, entry, kernel, ts):
         """The kernel on tensors gathered by the general path (the recording rule applied)."""
@@ -615,7 +618,7 @@ class Entry:
     """One cached call form of an operator: the raw attributes it was called with, the
     parsed attributes, the number of inputs they give, and the kernels (predict, train),
     made on first run (``kernel``: the one kernel of an operator that has no modes)."""
-    __slots__ = ("raw", "attrs", "n", "kernels", "kernel")
+    __slots__ = ("raw", "attrs", "n", "kernels", "kernel", "run")
 
     def __init__(self, raw, attrs, n):
         self.raw = dict(raw)
@@ -623,6 +626,7 @@ class Entry:
         self.n = n
         self.kernels = None
         self.kernel = None
+        self.run = None  # Operator.call on exactly n arrays (set by Operator.new_entry)
 
     def __repr__(self):
         return "<Entry %r>" % (self.attrs,)
@@ -641,6 +645,68 @@ def set_array_type(array_type, wrap):
     results with several outputs or an ``out=`` array."""
     global _ARRAY, _WRAP  # pylint: disable=global-statement
     _ARRAY, _WRAP = array_type, wrap
+    _BINDERS.clear()
+
+
+# ``entry.run``: Operator.call's steps for one entry on its own number of arrays, bound once
+# (the entry's kernel, its attributes), so that a call is one Python frame over the kernel.
+# One template, generated per input count as the mx.nd functions are (see ndarray/register.py).
+_RUN_SOURCE = """
+def bind(op, entry, kernel, kernels, fast):
+    def run({args}):
+        if _ACTIVE.count:  # 1. the tracing hook (only a program that traces reads the thread's)
+            hook = _TRACING.hook
+            if hook is not None:
+                return hook(op, ({args},), entry.raw, None)
+        try:
+            {ts} = {get}
+        except AttributeError:  # an input that is not an array: the general path explains it
+            return op._general(entry, ({args},), None)
+        if ({grad}) and not _STATE.recording:  # 3. the recording rule
+            {ts} = {detach}
+        try:  # 4. the kernel; a failure explained by the check rule
+            res = {kernel}({ts})
+        except Exception as err:  # pylint: disable=broad-except
+            raise op.explain(entry.attrs, [{ts}], err) from None
+        if type(res) is _Tensor:
+            arr = _new(_ARRAY)
+            arr._t = res
+            return arr
+        return _WRAP(res, None)
+    return run
+"""
+_BINDERS = {}  # (input count, mode-dependent, same-dtype kernel) -> bind
+
+
+def _bind(op, entry):
+    """The function running ``op`` for ``entry`` on ``entry.n`` arrays (``entry.run``)."""
+    n = entry.n
+    if not 1 <= n <= 3:
+        return functools.partial(_run_list, op, entry)
+    fast = op.same_dtype_kernel if n == 2 and op.lowering is None and not op.mode_dependent else None
+    key = (n, op.mode_dependent, fast is not None)
+    binder = _BINDERS.get(key)
+    if binder is None:
+        kernel = "kernel"
+        if op.mode_dependent:
+            kernel = "kernels[_STATE.training]"
+        elif fast is not None:
+            kernel = "(fast if t0.dtype is t1.dtype else kernel)"
+        xs, ts = ["x%d" % i for i in range(n)], ["t%d" % i for i in range(n)]
+        src = _RUN_SOURCE.format(
+            args=", ".join(xs), ts=", ".join(ts), get=", ".join("%s._t" % x for x in xs),
+            grad=" or ".join("%s.requires_grad" % t for t in ts), detach=", ".join("%s.detach()" % t for t in ts),
+            kernel=kernel)
+        scope = {"_ACTIVE": _ACTIVE, "_TRACING": _TRACING, "_STATE": _STATE, "_Tensor": _Tensor}
+        scope.update(_new=_new, _ARRAY=_ARRAY, _WRAP=_WRAP)
+        exec(compile(src, "<neogluon.operator.run%d>" % n, "exec"), scope)  # pylint: disable=exec-used
+        binder = _BINDERS[key] = scope["bind"]
+    return binder(op, entry, entry.kernel, entry.kernels, fast)
+
+
+def _run_list(op, entry, *inputs):
+    """``entry.run`` for an operator without inputs or with more than three."""
+    return op._general(entry, inputs, None)  # pylint: disable=protected-access
 
 
 _REGISTRY = {}
