@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Bool, Dtype, Float, Int, lowering, register, require, same_shape, shape_rule
+from .registry import Bool, Dtype, Float, Int, implementation, register, require, same_shape, shape_rule
 
 # torch's Tensor methods: called unbound on a tensor they dispatch in less Python-binding
 # time than the torch.* functions (relu: ~0.15 us of ~1.5 us), and these are the hot ops
@@ -289,7 +289,7 @@ for _key, _fn in _BINARY.items():
 def _scalar_kernel(fn, reflected, scalar, is_int):
     """MXNet's scalar ops: an integer array truncates the scalar to an integer; with
     ``is_int=False`` (numpy semantics) it is promoted to float64 instead. The kernel for
-    one scalar (the operator's lowering; its implementation makes it per call)."""
+    one scalar (the operator's implementation)."""
     def run(data):
         if data.is_floating_point():
             s = scalar
@@ -304,12 +304,6 @@ def _scalar_kernel(fn, reflected, scalar, is_int):
             return _bool_result(data, r)
         return r if r.dtype == data.dtype else r.to(data.dtype)
     return run
-
-
-def _scalar_fn(fn, reflected=False):
-    def impl(data, *, scalar, is_int=True):
-        return _scalar_kernel(fn, reflected, scalar, is_int)(data)
-    return impl
 
 
 def _rpow(s, x):
@@ -341,10 +335,9 @@ _SCALAR = {
 }
 
 for _name, (_fn, _refl, _aliases) in _SCALAR.items():
-    _impl = _scalar_fn(_fn, _refl)
-    _impl.__doc__ = "Element-wise operation of an array with a scalar (``%s``)." % _name
-    register(_name, params=dict(scalar=Float(1.0), is_int=Bool(True)), aliases=_aliases)(_impl)
-    lowering(_name)(functools.partial(_scalar_kernel, _fn, _refl))
+    implementation(_name, params=dict(scalar=Float(1.0), is_int=Bool(True)), aliases=_aliases,
+                   doc="Element-wise operation of an array with a scalar (``%s``)." % _name)(
+        functools.partial(_scalar_kernel, _fn, _refl))
 
 
 @register("smooth_l1", params=dict(scalar=Float()))

@@ -26,7 +26,8 @@ from ..base import MXNetError, _Null, np_dtype
 from ..core import ACTIVE as _ACTIVE, STATE as _STATE, TRACING as _TRACING
 
 __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQUIRED",
-           "Operator", "Entry", "register", "register_operator", "lowering", "shape_rule", "check_rule", "get", "exists",
+           "Operator", "Entry", "register", "register_operator", "implementation", "lowering", "shape_rule",
+           "check_rule", "get", "exists",
            "list_operators", "alias", "remember", "NotCovered", "require", "same_shape"]
 
 # the one cache policy of the dispatch path: a cache (an operator's entries, a kernel's
@@ -240,7 +241,7 @@ class Operator:
                  infer_shape=None, infer_type=None, mode_dependent=False, differentiable=True,
                  signature=None, doc=None, infer_inputs=None, check=None):
         self.name = name
-        self.fn = fn
+        self.fn = fn if fn is not None else self._lowered  # None: the lowering is the implementation
         self.check = check                # (attrs, tensors) -> None, raising MXNetError; see explain
         self.params = dict(params or {})
         for pname, p in self.params.items():
@@ -262,7 +263,7 @@ class Operator:
         self.differentiable = differentiable
         self._signature = tuple(signature) if signature is not None else None
         self.aliases = []
-        self.doc = doc if doc is not None else (fn.__doc__ or "")
+        self.doc = doc if doc is not None else (getattr(fn, "__doc__", None) or "")
         self.lowering = None              # attrs -> function of tensors, see lower()
         # a binary operator whose inputs must share one dtype (MXNet's ElemwiseType) may name
         # the torch function its kernel runs once that holds: ``entry.run`` calls it directly
@@ -458,6 +459,11 @@ class Operator:
             return None
         return self.lowering(**attrs)
 
+    def _lowered(self, *tensors, **attrs):
+        """The implementation of an operator registered with :func:`implementation`: its
+        kernel for the attributes, run on the tensors."""
+        return self.lowering(**attrs)(*tensors)
+
     def __call__(self, *tensors, **attrs):
         """Run the torch implementation on tensors with parsed attributes."""
         return self.fn(*tensors, **attrs)
@@ -587,7 +593,7 @@ class Operator:
                 self.check_inputs(attrs, tensors)
             except MXNetError as e:
                 return e
-            if self.check is not None:
+            if self.check is not None and not isinstance(err, RuntimeError):
                 return err  # the operator's own rule found nothing: its kernel's error stands
         if isinstance(err, MXNetError):
             return err
@@ -740,6 +746,22 @@ def lowering(name):
     of the input tensors, or None to keep the generic implementation for those attributes."""
     def deco(factory):
         get(name).lowering = factory
+        return factory
+    return deco
+
+
+def implementation(name, **schema):
+    """Decorator: register MXNet operator ``name`` whose one implementation is the decorated
+    kernel factory: ``factory(**attrs)`` gives the function of the input tensors (the
+    attribute work done once, as a lowering does); the argument and shape checks live in
+    its check rule (:func:`check_rule`), registered beside it. Takes :func:`register`'s
+    keywords (``aliases``, ``params``, ...)."""
+    aliases = schema.pop("aliases", ())
+
+    def deco(factory):
+        op = Operator(name, None, **dict(schema, doc=schema.get("doc", factory.__doc__ or "")))
+        op.lowering = factory
+        register_operator(op, aliases)
         return factory
     return deco
 

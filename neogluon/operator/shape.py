@@ -13,7 +13,8 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import REQUIRED, Bool, Float, Int, Shape, Str, lowering, register, remember, require, shape_rule
+from .registry import (REQUIRED, Bool, Float, Int, Shape, Str, check_rule, implementation, register,
+                       remember, require, shape_rule)
 
 __all__ = ["IntOrNone", "norm_axis", "op_error", "infer_reshape"]
 
@@ -148,23 +149,13 @@ def _reshape_infer_inputs(attrs, shapes, outs):
     return [tuple(d or int(np.prod(outs[0])) // rest for d in data)]
 
 
-@register("Reshape", aliases=["reshape"], infer_inputs=_reshape_infer_inputs,
-          params=dict(shape=Shape(()), reverse=Bool(False), target_shape=Shape(()), keep_highest=Bool(False)))
-def reshape(data, *, shape, reverse, target_shape, keep_highest):
+@implementation("Reshape", aliases=["reshape"], infer_inputs=_reshape_infer_inputs,
+                params=dict(shape=Shape(()), reverse=Bool(False), target_shape=Shape(()), keep_highest=Bool(False)))
+def reshape(*, shape, reverse, target_shape, keep_highest):
     """Reshape with MXNet's special codes: 0 copies a dimension, -1 infers one, -2 copies
     the rest, -3 merges two, -4 splits one into the next two codes; ``reverse`` applies
-    the codes from the right. The deprecated ``target_shape``/``keep_highest`` also work."""
-    try:
-        out = infer_reshape(_shape(data), shape, reverse, target_shape, keep_highest)
-    except ValueError as e:
-        raise op_error("Reshape", "cannot reshape with shape=%s reverse=%s: %s" % (shape, reverse, e),
-                       data.shape) from None
-    return data.reshape(out)
-
-
-@lowering("Reshape")
-def _lower_reshape(*, shape, reverse, target_shape, keep_highest):
-    """Reshape with its target derived once per input shape (errors: the checked path)."""
+    the codes from the right. The deprecated ``target_shape``/``keep_highest`` also work.
+    The target is derived once per input shape."""
     plans = {}
 
     def run(data):
@@ -174,6 +165,16 @@ def _lower_reshape(*, shape, reverse, target_shape, keep_highest):
                                                             keep_highest))
         return torch.reshape(data, out)  # the function: ~0.7 us faster than the method with a tuple
     return run
+
+
+@check_rule("Reshape")
+def _check_reshape(attrs, tensors):
+    data = tensors[0]
+    try:
+        infer_reshape(_shape(data), attrs["shape"], attrs["reverse"], attrs["target_shape"], attrs["keep_highest"])
+    except ValueError as e:
+        raise op_error("Reshape", "cannot reshape with shape=%s reverse=%s: %s" % (attrs["shape"], attrs["reverse"], e),
+                       data.shape) from None
 
 
 @register("Flatten", aliases=["flatten"])
