@@ -716,7 +716,7 @@ def _pooling(attrs, shapes):
     kernel = attrs["kernel"]
     require(len(data) == len(kernel) + 2 and attrs["pooling_convention"] in ("valid", "full"))
     stride, _, pad = _geometry("Pooling", kernel, attrs["stride"], (), attrs["pad"], "pooling")
-    require(all(p < k for p, k in zip(pad, kernel)))
+    require(all(p < k <= n + 2 * p for n, k, p in zip(data[2:], kernel, pad)))  # else the meta run words it
     return [tuple(data[:2]) + tuple(_pool_out_size("Pooling", None, n, k, s, p, attrs["pooling_convention"])
                                     for n, k, s, p in zip(data[2:], kernel, stride, pad))]
 
