@@ -338,13 +338,14 @@ class NDArray:
 
     # ------------------------------------------------------------------ methods with special signatures
     def reshape(self, *shape, **kwargs):
-        """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes."""
+        """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes: a view
+        of the array, as in MXNet (``mx.nd.reshape(x, ...)``, an operator, gives new memory)."""
         if not kwargs:  # the common x.reshape((0, -1)): Reshape's entry found by position
             try:
                 code = shape[0] if len(shape) == 1 else shape
                 if code == ():  # () is the key of Reshape's call without attributes
                     raise TypeError
-                entry = _RESHAPES.get(code) or _RESHAPE.keyed(code, {"shape": code})
+                entry = _RESHAPES.get(code) or _RESHAPE.keyed(code, {"shape": code}, view=True)
             except (TypeError, IndexError):
                 pass  # a list, no shape: the keyword path below
             else:
@@ -359,7 +360,8 @@ class NDArray:
             shape = kwargs.pop("shape", None)
             if shape is None:
                 raise TypeError("reshape: the shape must be provided")
-        return _RESHAPE.call((self,), dict(kwargs, shape=tuple(shape)))
+        raw = dict(kwargs, shape=tuple(shape))
+        return _RESHAPE.keyed((_VIEW,) + tuple(raw.items()), raw, view=True).run(self)
 
     def broadcast_to(self, shape):
         return invoke("broadcast_to", (self,), {"shape": tuple(shape)})
@@ -388,6 +390,7 @@ _REGISTRY = registry._REGISTRY
 _RESHAPE = registry.get("Reshape")
 _GETITEM = _indexing.GETITEM
 _POS = registry._POSITIONAL
+_VIEW = object()  # marks the keys of NDArray.reshape's keyword calls in Reshape's cache
 _RESHAPES, _GETITEMS = _RESHAPE._entries, _GETITEM._entries
 _INT_KEYS = _indexing._INT_KEYS
 _BINARY = {}  # broadcast operator name -> NDArray's method for it (x += y reuses x + y)

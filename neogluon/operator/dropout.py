@@ -13,7 +13,7 @@ def _dropout_mask_shape(data, axes):
     return [1 if i in axes else s for i, s in enumerate(data.shape)]
 
 
-@register("Dropout", params=dict(p=Float(0.5), mode=Str("training", choices=("always", "training")),
+@register("Dropout", aliasing=True, params=dict(p=Float(0.5), mode=Str("training", choices=("always", "training")),
                                  axes=Shape(()), cudnn_off=Bool(False)),
           num_outputs=2, num_visible_outputs=1, mode_dependent=True, output_names=lambda a: ("output",))
 def dropout(data, *, p, mode, axes, cudnn_off, is_train):

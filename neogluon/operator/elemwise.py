@@ -425,7 +425,7 @@ def amp_cast(data, *, dtype):
     """AMP's cast: floating-point inputs are converted to ``dtype``, others pass unchanged."""
     if not data.is_floating_point() or not getattr(torch, dtype).is_floating_point:
         return data.clone()
-    return data.to(getattr(torch, dtype))
+    return data.to(getattr(torch, dtype), copy=True)  # new memory also when the dtype is the same
 
 
 @register("amp_multicast", variadic="num_outputs", params=dict(num_outputs=Int(), cast_narrow=Bool(False)),

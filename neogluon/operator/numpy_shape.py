@@ -75,7 +75,7 @@ def npx_shape(src, codes, reverse=False, name="_npx_reshape"):
     return tuple(out[::-1]) if reverse else tuple(out)
 
 
-@register("_npx_reshape", inputs=("a",), params=dict(newshape=Shape(), reverse=Bool(False)))
+@register("_npx_reshape", aliasing=True, inputs=("a",), params=dict(newshape=Shape(), reverse=Bool(False)))
 def npx_reshape(a, *, newshape, reverse):
     """``npx.reshape(a, newshape, reverse)``."""
     return a.reshape(npx_shape(tuple(a.shape), newshape, reverse))

@@ -239,7 +239,7 @@ class Operator:
     def __init__(self, name, fn, *, inputs=("data",), aux=(), params=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, variadic=None, infer_args=None,
                  infer_shape=None, infer_type=None, mode_dependent=False, differentiable=True,
-                 signature=None, doc=None, infer_inputs=None, check=None):
+                 signature=None, doc=None, infer_inputs=None, check=None, aliasing=False):
         self.name = name
         self.fn = fn if fn is not None else self._lowered  # None: the lowering is the implementation
         self.check = check                # (attrs, tensors) -> None, raising MXNetError; see explain
@@ -260,6 +260,10 @@ class Operator:
         self.infer_shape_fn = infer_shape  # (attrs, in_shapes) -> out_shapes, instead of a meta run
         self.infer_type_fn = infer_type
         self.mode_dependent = mode_dependent
+        # the kernel may return an input or a view of one (torch's reshape, permute, split):
+        # an imperative call copies such a result, as every MXNet operator writes new memory
+        # (NDArray.reshape and basic indexing keep views: in MXNet they are no operators)
+        self.aliasing = aliasing
         self.differentiable = differentiable
         self._signature = tuple(signature) if signature is not None else None
         self.aliases = []
@@ -382,14 +386,21 @@ class Operator:
             remember(self._entries, key, hit)
         return hit
 
-    def keyed(self, key, raw):
+    def keyed(self, key, raw, view=False):
         """The :class:`Entry` for raw attributes, cached under a caller's own hashable
         stand-in for them (``x[2:10]``'s ``(slice, 2, 10, None)``, ``x.reshape``'s shape
         code): one dict lookup of a key the caller has at hand. The key must not be a tuple
-        of (name, value) pairs or start with the positional marker (the other key forms)."""
+        of (name, value) pairs or start with the positional marker (the other key forms).
+        ``view``: an entry of its own whose results may be views of the input (see
+        ``aliasing``; ``x.reshape`` is a view in MXNet)."""
         hit = self._entries.get(key)
         if hit is None:
-            hit = remember(self._entries, key, self.entry(raw))
+            if view:
+                hit = self.new_entry(raw)
+                hit.view = True
+            else:
+                hit = self.entry(raw)
+            remember(self._entries, key, hit)
         return hit
 
     def new_entry(self, raw):
@@ -423,6 +434,9 @@ class Operator:
         operator that does not depend on the mode, ``entry.kernel``, its one kernel."""
         k = self.kernel(entry.attrs, False)
         entry.kernels = (k, self.kernel(entry.attrs, True) if self.mode_dependent else k)
+        if self.aliasing and not entry.view:
+            entry.kernels = tuple(_fresh(f) for f in entry.kernels)
+            k = entry.kernels[0]
         if not self.mode_dependent:
             entry.kernel = k
         return entry.kernels
@@ -624,7 +638,7 @@ class Entry:
     """One cached call form of an operator: the raw attributes it was called with, the
     parsed attributes, the number of inputs they give, and the kernels (predict, train),
     made on first run (``kernel``: the one kernel of an operator that has no modes)."""
-    __slots__ = ("raw", "attrs", "n", "kernels", "kernel", "run")
+    __slots__ = ("raw", "attrs", "n", "kernels", "kernel", "run", "view")
 
     def __init__(self, raw, attrs, n):
         self.raw = dict(raw)
@@ -633,9 +647,20 @@ class Entry:
         self.kernels = None
         self.kernel = None
         self.run = None  # Operator.call on exactly n arrays (set by Operator.new_entry)
+        self.view = False  # results may be views of the inputs (see Operator.aliasing)
 
     def __repr__(self):
         return "<Entry %r>" % (self.attrs,)
+
+
+def _fresh(kernel):
+    """``kernel`` with its results copied: the imperative kernel of an aliasing operator."""
+    def run(*tensors):
+        res = kernel(*tensors)
+        if type(res) is _Tensor:  # pylint: disable=unidiomatic-typecheck
+            return res.clone()
+        return type(res)(r.clone() for r in res)
+    return run
 
 
 _POSITIONAL = object()  # marks the keys of Operator.lookup
