@@ -424,6 +424,16 @@ def _write_out(out, t):
 
 
 registry.set_array_type(NDArray, wrap_outputs)
+# x <op> y of two NDArrays is the broadcast operator's entry.run itself (one Python frame);
+# the method above stays for any other operand (a number, an NDArray subclass)
+for _name, _op in (("add", "broadcast_add"), ("sub", "broadcast_sub"), ("mul", "broadcast_mul"),
+                   ("truediv", "broadcast_div"), ("div", "broadcast_div"), ("mod", "broadcast_mod"),
+                   ("pow", "broadcast_power"), ("eq", "broadcast_equal"), ("ne", "broadcast_not_equal"),
+                   ("gt", "broadcast_greater"), ("ge", "broadcast_greater_equal"), ("lt", "broadcast_lesser"),
+                   ("le", "broadcast_lesser_equal")):
+    _m = registry.binary_method(registry.get(_op), getattr(NDArray, "__%s__" % _name))
+    _m.__name__ = _m.__qualname__ = "__%s__" % _name
+    setattr(NDArray, "__%s__" % _name, _m)
 for _name in ("add", "sub", "mul", "truediv", "mod"):
     _m = getattr(NDArray, "__%s__" % _name)
     _BINARY[{"truediv": "broadcast_div"}.get(_name, "broadcast_" + _name)] = _m

@@ -531,13 +531,21 @@ class Operator:
 
     def _first_run(self, entry):
         """``entry.run`` until the entry first runs: it builds the kernels and the runner
-        for the entry's input count (:func:`_bind`), which replaces it."""
+        for the entry's input count (:func:`_bind`), which replaces it; once a call gave one
+        array, by the runner that does not test the kernel's result."""
         def run(*inputs):
             if entry.kernels is None:
                 self._build(entry)
             entry.run = _bind(self, entry)
-            return entry.run(*inputs)
+            res = entry.run(*inputs)
+            if type(res) is _ARRAY and self.one_result(entry.attrs):  # pylint: disable=unidiomatic-typecheck
+                entry.run = _bind(self, entry, True)  # the kernel gives a tensor: no test of its result
+            return res
         return run
+
+    def one_result(self, attrs):
+        """Whether a call with these attributes has one output (of one in all)."""
+        return self.num_outputs(attrs) == 1 and self.num_visible_outputs(attrs) == 1
 
     def _run(self, entry, kernel, ts):
         """The kernel on tensors gathered by the general path (the recording rule applied)."""
@@ -683,8 +691,8 @@ def set_array_type(array_type, wrap):
 # (the entry's kernel, its attributes), so that a call is one Python frame over the kernel.
 # One template, generated per input count as the mx.nd functions are (see ndarray/register.py).
 _RUN_SOURCE = """
-def bind(op, entry, kernel, kernels, fast):
-    def run({args}):
+def bind(op, entry, kernel, kernels, fast, other):
+    def run({args}):{prelude}
         if _ACTIVE.count:  # 1. the tracing hook (only a program that traces reads the thread's)
             hook = _TRACING.hook
             if hook is not None:
@@ -698,24 +706,36 @@ def bind(op, entry, kernel, kernels, fast):
         try:  # 4. the kernel; a failure explained by the check rule
             res = {kernel}({ts})
         except Exception as err:  # pylint: disable=broad-except
-            raise op.explain(entry.attrs, [{ts}], err) from None
+            raise op.explain(entry.attrs, [{ts}], err) from None{result}
+    return run
+"""
+_ONE_RESULT = """
+        arr = _new(_ARRAY)
+        arr._t = res
+        return arr"""
+_ANY_RESULT = """
         if type(res) is _Tensor:
             arr = _new(_ARRAY)
             arr._t = res
             return arr
-        return _WRAP(res, None)
-    return run
-"""
-_BINDERS = {}  # (input count, mode-dependent, same-dtype kernel) -> bind
+        return _WRAP(res, None)"""
+_OTHER = """
+        if x1.__class__ is not _ARRAY:
+            return other(x0, x1)"""
+_BINDERS = {}  # (input count, mode-dependent, same-dtype kernel, one result, other) -> bind
 
 
-def _bind(op, entry):
-    """The function running ``op`` for ``entry`` on ``entry.n`` arrays (``entry.run``)."""
+def _bind(op, entry, one=False, other=None):
+    """The function running ``op`` for ``entry`` on ``entry.n`` arrays (``entry.run``).
+
+    ``one``: the kernel is known to give one tensor (see ``Operator._first_run``);
+    ``other``: a binary method's (``x + y``) function for a second operand that is not
+    an array of the result class (a number)."""
     n = entry.n
     if not 1 <= n <= 3:
         return functools.partial(_run_list, op, entry)
     fast = op.same_dtype_kernel if n == 2 and op.lowering is None and not op.mode_dependent else None
-    key = (n, op.mode_dependent, fast is not None)
+    key = (n, op.mode_dependent, fast is not None, one, other is not None)
     binder = _BINDERS.get(key)
     if binder is None:
         kernel = "kernel"
@@ -727,12 +747,23 @@ def _bind(op, entry):
         src = _RUN_SOURCE.format(
             args=", ".join(xs), ts=", ".join(ts), get=", ".join("%s._t" % x for x in xs),
             grad=" or ".join("%s.requires_grad" % t for t in ts), detach=", ".join("%s.detach()" % t for t in ts),
-            kernel=kernel)
+            kernel=kernel, result=_ONE_RESULT if one else _ANY_RESULT, prelude=_OTHER if other is not None else "")
         scope = {"_ACTIVE": _ACTIVE, "_TRACING": _TRACING, "_STATE": _STATE, "_Tensor": _Tensor}
         scope.update(_new=_new, _ARRAY=_ARRAY, _WRAP=_WRAP)
         exec(compile(src, "<neogluon.operator.run%d>" % n, "exec"), scope)  # pylint: disable=exec-used
         binder = _BINDERS[key] = scope["bind"]
-    return binder(op, entry, entry.kernel, entry.kernels, fast)
+    return binder(op, entry, entry.kernel, entry.kernels, fast, other)
+
+
+def binary_method(op, other):
+    """``x <op> y`` as a method of the array class: ``entry.run`` of ``op``'s call without
+    attributes (a broadcast operator's one entry) when ``y`` is an array of the result
+    class, else ``other(x, y)`` (numbers: the scalar operator). Call after
+    :func:`set_array_type`."""
+    entry = op.entry({})
+    if entry.kernels is None:
+        op._build(entry)  # pylint: disable=protected-access
+    return _bind(op, entry, op.one_result(entry.attrs), other)
 
 
 def _run_list(op, entry, *inputs):
