@@ -263,8 +263,8 @@ class NDArray:
         """``x[key]`` with numpy's rules and MXNet 1.x's (1,)-shaped elements of 1-d arrays
         (see :mod:`neogluon.ndarray.indexing`), through the indexing operator."""
         cls = key.__class__
-        if cls is slice:  # x[a:b]: its entry under (slice, start, stop, step)
-            ck = (slice, key.start, key.stop, key.step)
+        if cls is slice:  # x[a:b]: its entry under (start, stop), x[a:b:c] under (slice, start, stop, step)
+            ck = (key.start, key.stop) if key.step is None else (slice, key.start, key.stop, key.step)
             entry = _GETITEMS.get(ck) or _GETITEM.keyed(ck, {"key": key})
         elif cls in _INT_KEYS:  # x[i]: under the integer itself
             entry = _GETITEMS.get(key) or _GETITEM.keyed(key, {"key": key})
@@ -424,16 +424,77 @@ def _write_out(out, t):
 
 
 registry.set_array_type(NDArray, wrap_outputs)
-# x <op> y of two NDArrays is the broadcast operator's entry.run itself (one Python frame);
-# the method above stays for any other operand (a number, an NDArray subclass)
-for _name, _op in (("add", "broadcast_add"), ("sub", "broadcast_sub"), ("mul", "broadcast_mul"),
-                   ("truediv", "broadcast_div"), ("div", "broadcast_div"), ("mod", "broadcast_mod"),
-                   ("pow", "broadcast_power"), ("eq", "broadcast_equal"), ("ne", "broadcast_not_equal"),
-                   ("gt", "broadcast_greater"), ("ge", "broadcast_greater_equal"), ("lt", "broadcast_lesser"),
-                   ("le", "broadcast_lesser_equal")):
-    _m = registry.binary_method(registry.get(_op), getattr(NDArray, "__%s__" % _name))
+# x <op> y with an NDArray or a Python number: the steps of Operator.call from the registry's
+# one template (registry.run_source), in the method's own frame, for the broadcast operator's
+# one entry or the scalar operator's entry for the number; the methods above stay for any
+# other operand (an NDArray subclass, numpy scalars, an error)
+_BINARY_SOURCE = '''
+def method(x0, x1):
+    cls = x1.__class__
+    if cls is _ARRAY:
+        _op, _entry, _kernel, _fast = _aop, _aentry, _akernel, _afast{array}
+    if cls is float or cls is int:
+        _op = _sop
+        _entry = _sentries.get((_POS, x1, _Null)) or _sop.lookup((x1, _Null))
+        _kernel = _entry.kernel or _sop._mode_kernel(_entry){scalar}
+    return _method(x0, x1)
+'''
+for _name, (_nd, _scalar) in {
+        "add": ("broadcast_add", "_plus_scalar"), "sub": ("broadcast_sub", "_minus_scalar"),
+        "mul": ("broadcast_mul", "_mul_scalar"), "truediv": ("broadcast_div", "_div_scalar"),
+        "div": ("broadcast_div", "_div_scalar"), "mod": ("broadcast_mod", "_mod_scalar"),
+        "pow": ("broadcast_power", "_power_scalar"), "eq": ("broadcast_equal", "_equal_scalar"),
+        "ne": ("broadcast_not_equal", "_not_equal_scalar"), "gt": ("broadcast_greater", "_greater_scalar"),
+        "ge": ("broadcast_greater_equal", "_greater_equal_scalar"), "lt": ("broadcast_lesser", "_lesser_scalar"),
+        "le": ("broadcast_lesser_equal", "_lesser_equal_scalar")}.items():
+    _aop, _sop = registry.get(_nd), registry.get(_scalar)
+    _aentry = _aop.entry({})
+    _src = _BINARY_SOURCE.format(
+        array=registry.run_source(["x0", "x1"], "        ", registry.same_dtype_kernel(_aop, 2) or "_kernel", True),
+        scalar=registry.run_source(["x0"], "        "))
+    _scope = dict(registry.run_scope(), _aop=_aop, _aentry=_aentry, _akernel=(_aentry.kernels or _aop._build(_aentry))[0],
+                  _afast=_aop.same_dtype_kernel, _sop=_sop, _sentries=_sop._entries, _POS=_POS, _Null=_Null,
+                  _method=getattr(NDArray, "__%s__" % _name))
+    exec(compile(_src, "<neogluon.NDArray.__%s__>" % _name, "exec"), _scope)  # pylint: disable=exec-used
+    _m = _scope["method"]
     _m.__name__ = _m.__qualname__ = "__%s__" % _name
     setattr(NDArray, "__%s__" % _name, _m)
+
+# x[a:b], x[i] and x.reshape(code) once their entry is cached: the steps of Operator.call
+# from the registry's one template (registry.run_source), in the method's own frame; the
+# methods above stay for every other key, shape or first call
+_SITES = {
+    "__getitem__": (_GETITEM, '''
+def __getitem__(self, key):
+    cls = key.__class__
+    if cls is slice:
+        _key = (key.start, key.stop) if key.step is None else (slice, key.start, key.stop, key.step)
+    elif cls in _INT_KEYS:
+        _key = key
+    else:
+        return _method(self, key)
+    _entry = _GETITEMS.get(_key) or _op.keyed(_key, {"key": key})
+    _kernel = _entry.kernel or _op._mode_kernel(_entry)'''),
+    "reshape": (_RESHAPE, '''
+def reshape(self, *shape, **kwargs):
+    if kwargs or len(shape) != 1:
+        return _method(self, *shape, **kwargs)
+    try:
+        _entry = _RESHAPES.get(shape[0])
+    except TypeError:  # a list
+        _entry = None
+    if _entry is None or not _entry.view:  # a first call makes the view entry
+        return _method(self, *shape)
+    _kernel = _entry.kernel or _op._mode_kernel(_entry)'''),
+}
+for _name, (_op, _src) in _SITES.items():
+    _method = getattr(NDArray, _name)
+    _scope = dict(registry.run_scope(), _op=_op, _method=_method, _GETITEMS=_GETITEMS, _RESHAPES=_RESHAPES,
+                  _INT_KEYS=_INT_KEYS)
+    exec(compile(_src + registry.run_source(["self"]) + "\n", "<neogluon.NDArray.%s>" % _name, "exec"),  # pylint: disable=exec-used
+         _scope)
+    _scope[_name].__doc__ = _method.__doc__
+    setattr(NDArray, _name, _scope[_name])
 for _name in ("add", "sub", "mul", "truediv", "mod"):
     _m = getattr(NDArray, "__%s__" % _name)
     _BINARY[{"truediv": "broadcast_div"}.get(_name, "broadcast_" + _name)] = _m

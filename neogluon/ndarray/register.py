@@ -45,29 +45,35 @@ def _source(op, fname, symbolic=False):
         lines.append("    return _op.call(%s, kwargs, out, None, _compose(name, attr, %r))" % (inputs, fname))
     else:
         if not op.variadic:
-            lines += _lookup(params, inputs)
+            lines += _lookup(params, op.all_input_names())
         for p in params:
             lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
         lines.append("    return _op.call(%s, kwargs, out)" % inputs)
     return "def %s(%s):\n%s\n" % (fname, ", ".join(sig), "\n".join(lines))
 
 
-def _lookup(params, inputs):
+def _lookup(params, names):
     """Source finding the call's cache entry by its raw attribute arguments, by position,
-    without building the keyword dict (see ``Operator.lookup``)."""
+    without building the keyword dict (see ``Operator.lookup``), then running it: the
+    steps of ``Operator.call`` from the registry's one template (``registry.run_source``),
+    in this function's frame."""
     key = "(_POS, %s)" % "".join("%s, " % p for p in params)
     values = "(%s)" % "".join("%s, " % p for p in params)
-    return ["    if not kwargs:",
+    inputs = "(%s)" % "".join("%s, " % n for n in names)
+    lines = ["    if not kwargs:",
             "        try:",
-            "            entry = _entries[%s]" % key,
+            "            _entry = _entries[%s]" % key,
             "        except KeyError:",
-            "            entry = _op.lookup(%s)" % values,
+            "            _entry = _op.lookup(%s)" % values,
             "        except TypeError:",
-            "            entry = None  # an unhashable attribute value: the keyword path",
-            "        if entry is not None:",
-            "            if out is None and entry.n == %d:" % inputs.count(","),
-            "                return entry.run%s" % inputs,
-            "            return _op.call(%s, None, out, entry)" % inputs]
+            "            _entry = None  # an unhashable attribute value: the keyword path",
+            "        if _entry is not None:"]
+    if not names:  # a creation operator: Operator.call's general path
+        return lines + ["            return _op.call((), None, out, _entry)"]
+    return lines + ["            if out is not None or _entry.n != %d:" % len(names),
+                    "                return _op.call(%s, None, out, _entry)" % inputs,
+                    "            _kernel = _entry.kernel or _op._mode_kernel(_entry)"
+                    + registry.run_source(list(names), "            ")]
 
 
 def make_function(op, fname, invoke=None, symbolic=False, *, compose=None):
@@ -81,8 +87,8 @@ def make_function(op, fname, invoke=None, symbolic=False, *, compose=None):
         def compose(name, attr, hint, create=invoke):  # pylint: disable=function-redefined
             return lambda o, inputs, kwargs, out: create(o, inputs, kwargs, name, attr, hint)
     src = _source(op, fname, compose is not None)
-    scope = {"_Null": _Null, "_op": op, "_entries": op._entries, "_POS": registry._POSITIONAL,
-             "_compose": compose}
+    scope = dict(registry.run_scope(), _Null=_Null, _op=op, _entries=op._entries, _POS=registry._POSITIONAL,
+                 _compose=compose)
     exec(compile(src, "<neogluon.%s>" % fname, "exec"), scope)  # pylint: disable=exec-used
     fn = scope[fname]
     fn.__doc__ = "%s\n\nParameters\n----------\n%s\n" % (op.doc.strip(), op.describe_params())

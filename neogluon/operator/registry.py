@@ -690,80 +690,83 @@ def set_array_type(array_type, wrap):
 # ``entry.run``: Operator.call's steps for one entry on its own number of arrays, bound once
 # (the entry's kernel, its attributes), so that a call is one Python frame over the kernel.
 # One template, generated per input count as the mx.nd functions are (see ndarray/register.py).
-_RUN_SOURCE = """
-def bind(op, entry, kernel, kernels, fast, other):
-    def run({args}):{prelude}
-        if _ACTIVE.count:  # 1. the tracing hook (only a program that traces reads the thread's)
-            hook = _TRACING.hook
-            if hook is not None:
-                return hook(op, ({args},), entry.raw, None)
-        try:
-            {ts} = {get}
-        except AttributeError:  # an input that is not an array: the general path explains it
-            return op._general(entry, ({args},), None)
-        if ({grad}) and not _STATE.recording:  # 3. the recording rule
-            {ts} = {detach}
-        try:  # 4. the kernel; a failure explained by the check rule
-            res = {kernel}({ts})
-        except Exception as err:  # pylint: disable=broad-except
-            raise op.explain(entry.attrs, [{ts}], err) from None{result}
-    return run
-"""
+_RUN_BODY = """
+    if _ACTIVE.count:  # 1. the tracing hook (only a program that traces reads the thread's)
+        _hook = _TRACING.hook
+        if _hook is not None:
+            return _hook(_op, ({args},), _entry.raw, None)
+    try:
+        {ts} = {get}
+    except AttributeError:  # an input that is not an array: the general path explains it
+        return _op._general(_entry, ({args},), None)
+    if ({grad}) and not _STATE.recording:  # 3. the recording rule
+        {ts} = {detach}
+    try:  # 4. the kernel; a failure explained by the check rule
+        _res = {kernel}({ts})
+    except Exception as _err:  # pylint: disable=broad-except
+        raise _op.explain(_entry.attrs, [{ts}], _err) from None{result}"""
 _ONE_RESULT = """
-        arr = _new(_ARRAY)
-        arr._t = res
-        return arr"""
+    _arr = _new(_ARRAY)
+    _arr._t = _res
+    return _arr"""
 _ANY_RESULT = """
-        if type(res) is _Tensor:
-            arr = _new(_ARRAY)
-            arr._t = res
-            return arr
-        return _WRAP(res, None)"""
-_OTHER = """
-        if x1.__class__ is not _ARRAY:
-            return other(x0, x1)"""
-_BINDERS = {}  # (input count, mode-dependent, same-dtype kernel, one result, other) -> bind
+    if type(_res) is _Tensor:
+        _arr = _new(_ARRAY)
+        _arr._t = _res
+        return _arr
+    return _WRAP(_res, None)"""
 
 
-def _bind(op, entry, one=False, other=None):
-    """The function running ``op`` for ``entry`` on ``entry.n`` arrays (``entry.run``).
+def run_source(args, indent="    ", kernel="_kernel", one=False):
+    """The source of :meth:`Operator.call`'s steps 1, 3 and 4 on the arrays named ``args``
+    for the entry ``_entry`` of the operator ``_op``, with the kernel ``kernel`` (an
+    expression of the tensors' names ``_t0``, ...): the one template every call site's
+    code is generated from (``entry.run``, the mx.nd functions, ``x[key]``, ``x.reshape``).
+    ``one``: the kernel is known to give one tensor. Its names (see :func:`run_scope`)
+    start with an underscore, so they never meet an operator's argument names."""
+    ts = ["_t%d" % i for i in range(len(args))]
+    src = _RUN_BODY.format(
+        args=", ".join(args), ts=", ".join(ts), get=", ".join("%s._t" % x for x in args),
+        grad=" or ".join("%s.requires_grad" % t for t in ts), detach=", ".join("%s.detach()" % t for t in ts),
+        kernel=kernel, result=_ONE_RESULT if one else _ANY_RESULT)
+    return src.replace("\n    ", "\n" + indent)
 
-    ``one``: the kernel is known to give one tensor (see ``Operator._first_run``);
-    ``other``: a binary method's (``x + y``) function for a second operand that is not
-    an array of the result class (a number)."""
+
+def run_scope():
+    """The globals :func:`run_source`'s code reads (call after :func:`set_array_type`)."""
+    return {"_ACTIVE": _ACTIVE, "_TRACING": _TRACING, "_STATE": _STATE, "_Tensor": _Tensor,
+            "_new": _new, "_ARRAY": _ARRAY, "_WRAP": _WRAP}
+
+
+_BINDERS = {}  # (input count, mode-dependent, same-dtype kernel, one result) -> bind
+
+
+def same_dtype_kernel(op, n):
+    """The kernel expression of :func:`run_source` for ``op`` on ``n`` inputs: its
+    ``same_dtype_kernel`` (``_fast``) when the two dtypes are the same, else ``_kernel``."""
+    if n == 2 and op.same_dtype_kernel is not None and op.lowering is None and not op.mode_dependent:
+        return "(_fast if _t0.dtype is _t1.dtype else _kernel)"
+    return None
+
+
+def _bind(op, entry, one=False):
+    """The function running ``op`` for ``entry`` on ``entry.n`` arrays (``entry.run``);
+    ``one``: the kernel is known to give one tensor (see ``Operator._first_run``)."""
     n = entry.n
     if not 1 <= n <= 3:
         return functools.partial(_run_list, op, entry)
-    fast = op.same_dtype_kernel if n == 2 and op.lowering is None and not op.mode_dependent else None
-    key = (n, op.mode_dependent, fast is not None, one, other is not None)
+    fast = same_dtype_kernel(op, n)
+    key = (n, op.mode_dependent, fast is not None, one)
     binder = _BINDERS.get(key)
     if binder is None:
-        kernel = "kernel"
-        if op.mode_dependent:
-            kernel = "kernels[_STATE.training]"
-        elif fast is not None:
-            kernel = "(fast if t0.dtype is t1.dtype else kernel)"
-        xs, ts = ["x%d" % i for i in range(n)], ["t%d" % i for i in range(n)]
-        src = _RUN_SOURCE.format(
-            args=", ".join(xs), ts=", ".join(ts), get=", ".join("%s._t" % x for x in xs),
-            grad=" or ".join("%s.requires_grad" % t for t in ts), detach=", ".join("%s.detach()" % t for t in ts),
-            kernel=kernel, result=_ONE_RESULT if one else _ANY_RESULT, prelude=_OTHER if other is not None else "")
-        scope = {"_ACTIVE": _ACTIVE, "_TRACING": _TRACING, "_STATE": _STATE, "_Tensor": _Tensor}
-        scope.update(_new=_new, _ARRAY=_ARRAY, _WRAP=_WRAP)
+        kernel = "_kernels[_STATE.training]" if op.mode_dependent else fast or "_kernel"
+        args = ["x%d" % i for i in range(n)]
+        src = "def bind(_op, _entry, _kernel, _kernels, _fast):\n    def run(%s):%s\n    return run\n" % (
+            ", ".join(args), run_source(args, "        ", kernel, one))
+        scope = run_scope()
         exec(compile(src, "<neogluon.operator.run%d>" % n, "exec"), scope)  # pylint: disable=exec-used
         binder = _BINDERS[key] = scope["bind"]
-    return binder(op, entry, entry.kernel, entry.kernels, fast, other)
-
-
-def binary_method(op, other):
-    """``x <op> y`` as a method of the array class: ``entry.run`` of ``op``'s call without
-    attributes (a broadcast operator's one entry) when ``y`` is an array of the result
-    class, else ``other(x, y)`` (numbers: the scalar operator). Call after
-    :func:`set_array_type`."""
-    entry = op.entry({})
-    if entry.kernels is None:
-        op._build(entry)  # pylint: disable=protected-access
-    return _bind(op, entry, op.one_result(entry.attrs), other)
+    return binder(op, entry, entry.kernel, entry.kernels, op.same_dtype_kernel)
 
 
 def _run_list(op, entry, *inputs):
