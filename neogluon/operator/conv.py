@@ -12,7 +12,8 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import Bool, Float, Int, Shape, Str, lowering, register, require, same_shape, shape_rule
+from .registry import (Bool, Float, Int, Shape, Str, check_rule, implementation, lowering, register, require,
+                       same_shape, shape_rule)
 
 _CONV_LAYOUTS = ("NCDHW", "NCHW", "NCW", "NDHWC", "NHWC")
 _POOL_LAYOUTS = _CONV_LAYOUTS + ("NWC",)
@@ -139,49 +140,47 @@ _CONV_PARAMS = dict(
     cudnn_tune=Str(None, choices=_CUDNN_TUNE), cudnn_off=Bool(False), layout=Str(None, choices=_CONV_LAYOUTS))
 
 
-@register("Convolution", inputs=_with_bias, signature=("data", "weight", "bias"), params=_CONV_PARAMS,
-          infer_args=lambda attrs, shapes: _conv_infer_args(attrs, shapes, _conv_weight),
-          aliases=["_npx_convolution"])
-def convolution(data, weight, bias=None, *, kernel, stride, dilate, pad, num_filter, num_group,
-                workspace, no_bias, cudnn_tune, cudnn_off, layout):
+@implementation("Convolution", inputs=_with_bias, signature=("data", "weight", "bias"), params=_CONV_PARAMS,
+                infer_args=lambda attrs, shapes: _conv_infer_args(attrs, shapes, _conv_weight),
+                aliases=["_npx_convolution"])
+def convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, **_):
     """MXNet's Convolution: 1/2/3-d, strided, dilated, padded, grouped, NC* or N*C layouts.
 
     The weight is (num_filter, C/num_group, *kernel), or (num_filter, *kernel, C/num_group)
-    for a channel-last layout; cudnn_* and workspace are accepted and ignored."""
-    op = "Convolution"
-    stride, dilate, pad = _geometry(op, kernel, stride, dilate, pad, "convolution")
+    for a channel-last layout; cudnn_* and workspace are accepted and ignored. The
+    geometry is resolved once; the check rule words the errors."""
+    stride, dilate, pad = _geometry("Convolution", kernel, stride, dilate, pad, "convolution")
+    nd, last = len(kernel), _channel_last(layout)
+    conv = _CONV[nd]
+    wshape = (num_filter,) + tuple(kernel)
+    fits = layout is None or len(layout) == nd + 2
+
+    def run(data, weight, bias=None):
+        if last:
+            data, weight = _to_channel_first(data), _to_channel_first(weight)
+        # what torch would not catch itself (it takes unbatched data and the weight's own
+        # kernel size, and knows no layout): the check rule words the mismatch
+        if not fits or data.dim() != nd + 2 or (weight.size(0),) + weight.shape[2:] != wshape:
+            raise MXNetError("Convolution: data %s or weight %s does not fit kernel=%s, num_filter=%d"
+                             % (_shape(data), _shape(weight), kernel, num_filter))
+        y = conv(data, weight, bias, stride, pad, dilate, num_group)
+        return _to_channel_last(y) if last else y
+    return run
+
+
+@check_rule("Convolution")
+def _check_convolution(attrs, tensors):
+    op, kernel, layout, num_filter, num_group = ("Convolution", attrs["kernel"], attrs["layout"],
+                                                 attrs["num_filter"], attrs["num_group"])
+    data, weight = tensors[0], tensors[1]
+    bias = tensors[2] if len(tensors) > 2 else None
+    _, dilate, pad = _geometry(op, kernel, attrs["stride"], attrs["dilate"], attrs["pad"], "convolution")
     x = _channel_first_data(op, data, len(kernel), layout)
     _check_groups(op, data, x.shape[1], num_filter, num_group)
     _check_input(op, "weight", weight, _weight_shape(num_filter, x.shape[1] // num_group, kernel, layout), data)
     if bias is not None:
         _check_input(op, "bias", bias, (num_filter,), data)
     _check_window(op, data, x.shape[2:], kernel, dilate, pad)
-    w = _to_channel_first(weight) if _channel_last(layout) else weight
-    y = _CONV[len(kernel)](x, w, bias, stride, pad, dilate, num_group)
-    return _to_channel_last(y) if _channel_last(layout) else y
-
-
-@lowering("Convolution")
-def _lower_convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, **_):
-    """Channel-first convolution with its geometry resolved once (see Operator.lower)."""
-    nd = len(kernel)
-    if _channel_last(layout) or (layout is not None and len(layout) != nd + 2) or num_group < 1:
-        return None
-    try:
-        stride, dilate, pad = _geometry("Convolution", kernel, stride, dilate, pad, "convolution")
-    except MXNetError:
-        return None  # the checked implementation reports it when the graph runs
-    conv = _CONV[nd]
-    wshape = (num_filter,) + tuple(kernel)
-
-    def run(data, weight, bias=None):
-        # what torch would not catch itself (it takes unbatched data and the weight's own
-        # kernel size); any mismatch re-runs the checked implementation for MXNet's error
-        if data.dim() != nd + 2 or (weight.size(0),) + weight.shape[2:] != wshape:
-            raise MXNetError("Convolution: data %s or weight %s does not fit kernel=%s, num_filter=%d"
-                             % (_shape(data), _shape(weight), kernel, num_filter))
-        return conv(data, weight, bias, stride, pad, dilate, num_group)
-    return run
 
 
 # ----------------------------------------------------------------------------- Deconvolution

@@ -294,7 +294,12 @@ def _call(node, tensors):
     attrs = node.parsed
     if node.op.mode_dependent:
         attrs = dict(attrs, is_train=False)
-    res = node.op.fn(*tensors, **attrs)
+    try:
+        res = node.op.fn(*tensors, **attrs)
+    except (NotImplementedError, RuntimeError, ValueError, IndexError, TypeError):
+        if node.op.check is not None:  # the operator's check rule words the user's mistake
+            node.op.check(attrs, tensors)
+        raise
     return [res] if isinstance(res, torch.Tensor) else list(res)
 
 
