@@ -120,7 +120,10 @@ def main():
     print("%d rounds, %d calls per timing, load average %s" % (args.rounds, args.number, " ".join(load)))
     print("%-30s %-8s %10s %10s %22s" % ("case", "tree", "ours", "torch", "ratio to torch (q1..q3)"))
     first = order[0]
-    for case in names[first]:
+    cases = []
+    for n in order:
+        cases += [c for c in names[n] if c not in cases]
+    for case in cases:
         for n in order:
             if case not in names[n]:
                 continue
@@ -130,7 +133,7 @@ def main():
                 case, n, statistics.median(a for a, _ in rows) * 1e6,
                 statistics.median(b for _, b in rows) * 1e6, med, lo, hi))
         for n in order[1:]:
-            if case in names[n]:
+            if case in names[n] and case in names[first]:
                 lo, med, hi = _quartiles([x[case][0] / y[case][0] for x, y in zip(results[n], results[first])])
                 print("%-30s %-8s %s/%s time %.3f (%.3f..%.3f)" % ("", "", n, first, med, lo, hi))
     return 0
