@@ -7,12 +7,14 @@ rules where they differ from torch's (Pooling's ``'full'`` convention, Deconvolu
 ``target_shape``), its checks and error messages, and ``infer_args`` for the learnable
 inputs (weight and bias shapes from the data's).
 """
+import functools
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import (Bool, Float, Int, Shape, Str, check_rule, implementation, lowering, register, require,
+from .registry import (Bool, Float, Int, Shape, Str, check_rule, implementation, register, require,
                        same_shape, shape_rule)
 
 _CONV_LAYOUTS = ("NCDHW", "NCHW", "NCW", "NDHWC", "NHWC")
@@ -331,15 +333,9 @@ _POOL_PARAMS = dict(
     layout=Str(None, choices=_POOL_LAYOUTS))
 
 
-@register("Pooling", params=_POOL_PARAMS, num_outputs=_pool_outputs, num_visible_outputs=1,
-          output_names=lambda a: ("output",), aliases=["_npx_pooling"])
-def pooling(data, *, kernel, pool_type, global_pool, cudnn_off, pooling_convention, stride, pad, p_value,
-            count_include_pad, layout):
-    """MXNet's Pooling: max/avg/sum/lp, 1/2/3-d, global, 'valid' (floor) or 'full' (ceil) sizes.
-
-    ``lp`` computes ``root_p(sum x**p)`` for p in {1, 2, 3} (no absolute value, as MXNet);
-    averages count the padding unless ``count_include_pad=False``. MXNet 1.9.1's 'same'
-    convention fails its own shape check for every input, so it raises here too."""
+def _pool_plan(data, kernel, pool_type, global_pool, pooling_convention, stride, pad, p_value, layout):
+    """MXNet's checks of a Pooling call, then its channel-first data, geometry and output
+    sizes: (x, nd, kernel, stride, pad, out_sizes). Shapes only: the check rule too."""
     op = "Pooling"
     if global_pool and data.dim() not in (3, 4, 5):
         raise MXNetError("%s: global pooling needs 3D, 4D or 5D data, got shape %s" % (op, _shape(data)))
@@ -353,6 +349,15 @@ def pooling(data, *, kernel, pool_type, global_pool, cudnn_off, pooling_conventi
     kernel, stride, pad = _pool_geometry(op, x, kernel, stride, pad, global_pool)
     out_sizes = [_pool_out_size(op, data, n, k, s, p, pooling_convention)
                  for n, k, s, p in zip(x.shape[2:], kernel, stride, pad)]
+    return x, nd, kernel, stride, pad, out_sizes
+
+
+def _pool(data, *, kernel, pool_type, global_pool, pooling_convention, stride, pad, p_value, count_include_pad,
+          layout):
+    """Pooling for any attributes: the plan, then torch's kernels where they pool as MXNet
+    does, else explicit padding."""
+    x, nd, kernel, stride, pad, out_sizes = _pool_plan(data, kernel, pool_type, global_pool, pooling_convention,
+                                                       stride, pad, p_value, layout)
     if nd == 1:  # torch's fused kernels with a divisor override are 2-d/3-d: pool (1, w) windows
         x, kernel, stride, pad = x.unsqueeze(2), (1,) + kernel, (1,) + stride, (0,) + pad
         out_sizes = [1] + out_sizes
@@ -373,29 +378,40 @@ def pooling(data, *, kernel, pool_type, global_pool, cudnn_off, pooling_conventi
     return _to_channel_last(y) if _channel_last(layout) else y
 
 
-@lowering("Pooling")
-def _lower_pooling(*, kernel, pool_type, global_pool, pooling_convention, stride, pad, count_include_pad,
-                   layout, **_):
-    """Channel-first max/avg/sum pooling that torch's kernels compute exactly as MXNet
-    ('valid' windows, pad at most half the kernel) or global pooling, resolved once."""
+@implementation("Pooling", params=_POOL_PARAMS, num_outputs=_pool_outputs, num_visible_outputs=1,
+                output_names=lambda a: ("output",), aliases=["_npx_pooling"])
+def pooling(*, kernel, pool_type, global_pool, cudnn_off, pooling_convention, stride, pad, p_value,
+            count_include_pad, layout):
+    """MXNet's Pooling: max/avg/sum/lp, 1/2/3-d, global, 'valid' (floor) or 'full' (ceil) sizes.
+
+    ``lp`` computes ``root_p(sum x**p)`` for p in {1, 2, 3} (no absolute value, as MXNet);
+    averages count the padding unless ``count_include_pad=False``. MXNet 1.9.1's 'same'
+    convention fails its own shape check for every input, so it raises here too.
+    Channel-first max/avg/sum pooling that torch's kernels compute exactly as MXNet ('valid'
+    windows, pad at most half the kernel) and global pooling are resolved once; any other
+    case plans each call (``_pool``)."""
+    del cudnn_off
+    attrs = dict(kernel=kernel, pool_type=pool_type, global_pool=global_pool, pooling_convention=pooling_convention,
+                 stride=stride, pad=pad, p_value=p_value, count_include_pad=count_include_pad, layout=layout)
+    general = functools.partial(_pool, **attrs)
     if _channel_last(layout) or pool_type == "lp":
-        return None
+        return general
     if global_pool:
         reduce = {"max": torch.amax, "avg": torch.mean, "sum": torch.sum}[pool_type]
 
         def run_global(data):
-            if data.dim() not in (3, 4, 5):
+            if data.dim() not in (3, 4, 5):  # the check rule words it
                 raise MXNetError("Pooling: global pooling needs 3D, 4D or 5D data, got %s" % (_shape(data),))
             return reduce(data, tuple(range(2, data.dim())), keepdim=True)
         return run_global
     if len(kernel) not in (2, 3) or pooling_convention != "valid":
-        return None
+        return general
     try:
         kernel, stride, pad = _pool_geometry("Pooling", None, kernel, stride, pad, False)
     except MXNetError:
-        return None
+        return general  # it raises MXNet's error on every call
     if any(2 * p > k for p, k in zip(pad, kernel)):
-        return None
+        return general
     include_pad = count_include_pad is None or count_include_pad
     if pool_type == "max" and len(kernel) == 2 and stride == kernel and not any(pad) and kernel != (1, 1):
         return _tiled_max_pool(kernel)
@@ -406,6 +422,12 @@ def _lower_pooling(*, kernel, pool_type, global_pool, pooling_convention, stride
             raise MXNetError("Pooling: data %s does not fit kernel=%s" % (_shape(data), kernel))
         return _pool_native(data, pool_type, kernel, stride, pad, False, include_pad)
     return run
+
+
+@check_rule("Pooling")
+def _check_pooling(attrs, tensors):
+    _pool_plan(tensors[0], attrs["kernel"], attrs["pool_type"], attrs["global_pool"], attrs["pooling_convention"],
+               attrs["stride"], attrs["pad"], attrs["p_value"], attrs["layout"])
 
 
 _TILED_MIN_NUMEL = 8192  # below this, torch's kernel wins over kh*kw elementwise maxima

@@ -466,9 +466,9 @@ class Operator:
         """The operator specialised to fixed attributes: a function of the input tensors
         alone, or None when the operator has no lowering for them.
 
-        A lowering does the attribute work (geometry, layouts, kernel choice) once, at
-        graph-compile time, and leaves per-call checks to torch: the graph executor runs
-        lowered functions and re-runs the checked implementation only to explain a failure."""
+        A kernel factory (:func:`implementation`) does the attribute work (geometry,
+        layouts, kernel choice) once, when an entry or a graph is built, and leaves per-call
+        checks to torch: a failure is explained by the operator's check rule."""
         if self.lowering is None:
             return None
         return self.lowering(**attrs)
@@ -802,7 +802,9 @@ def lowering(name):
     """Decorator: register a lowering for operator ``name`` (see :meth:`Operator.lower`).
 
     The decorated factory takes the parsed attributes as keywords and returns a function
-    of the input tensors, or None to keep the generic implementation for those attributes."""
+    of the input tensors, or None to keep the generic implementation for those attributes.
+    neogluon's own operators no longer use it: an operator whose kernel factory is its
+    implementation registers with :func:`implementation` and a :func:`check_rule`."""
     def deco(factory):
         get(name).lowering = factory
         return factory
