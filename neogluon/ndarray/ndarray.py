@@ -452,7 +452,8 @@ for _name, (_nd, _scalar) in {
     _src = _BINARY_SOURCE.format(
         array=registry.run_source(["x0", "x1"], "        ", registry.same_dtype_kernel(_aop, 2) or "_kernel", True),
         scalar=registry.run_source(["x0"], "        "))
-    _scope = dict(registry.run_scope(), _aop=_aop, _aentry=_aentry, _akernel=(_aentry.kernels or _aop._build(_aentry))[0],
+    _scope = dict(registry.run_scope(), _aop=_aop, _aentry=_aentry,
+                  _akernel=(_aentry.kernels or _aop._build(_aentry))[0],
                   _afast=_aop.same_dtype_kernel, _sop=_sop, _sentries=_sop._entries, _POS=_POS, _Null=_Null,
                   _method=getattr(NDArray, "__%s__" % _name))
     exec(compile(_src, "<neogluon.NDArray.__%s__>" % _name, "exec"), _scope)  # pylint: disable=exec-used
@@ -491,8 +492,8 @@ for _name, (_op, _src) in _SITES.items():
     _method = getattr(NDArray, _name)
     _scope = dict(registry.run_scope(), _op=_op, _method=_method, _GETITEMS=_GETITEMS, _RESHAPES=_RESHAPES,
                   _INT_KEYS=_INT_KEYS)
-    exec(compile(_src + registry.run_source(["self"]) + "\n", "<neogluon.NDArray.%s>" % _name, "exec"),  # pylint: disable=exec-used
-         _scope)
+    _src += registry.run_source(["self"], one=True) + "\n"  # one tensor from both: its type is not tested
+    exec(compile(_src, "<neogluon.NDArray.%s>" % _name, "exec"), _scope)  # pylint: disable=exec-used
     _scope[_name].__doc__ = _method.__doc__
     setattr(NDArray, _name, _scope[_name])
 for _name in ("add", "sub", "mul", "truediv", "mod"):
