@@ -710,7 +710,7 @@ _ONE_RESULT = """
     _arr._t = _res
     return _arr"""
 _ANY_RESULT = """
-    if type(_res) is _Tensor:
+    if _type(_res) is _Tensor:
         _arr = _new(_ARRAY)
         _arr._t = _res
         return _arr
@@ -734,7 +734,7 @@ def run_source(args, indent="    ", kernel="_kernel", one=False):
 
 def run_scope():
     """The globals :func:`run_source`'s code reads (call after :func:`set_array_type`)."""
-    return {"_ACTIVE": _ACTIVE, "_TRACING": _TRACING, "_STATE": _STATE, "_Tensor": _Tensor,
+    return {"_ACTIVE": _ACTIVE, "_TRACING": _TRACING, "_STATE": _STATE, "_Tensor": _Tensor, "_type": type,
             "_new": _new, "_ARRAY": _ARRAY, "_WRAP": _WRAP}
 
 
