@@ -431,10 +431,8 @@ registry.set_array_type(NDArray, wrap_outputs)
 _BINARY_SOURCE = '''
 def method(x0, x1):
     cls = x1.__class__
-    if cls is _ARRAY:
-        _op, _entry, _kernel, _fast = _aop, _aentry, _akernel, _afast{array}
+    if cls is _ARRAY:{array}
     if cls is float or cls is int:
-        _op = _sop
         _entry = _sentries.get((_POS, x1, _Null)) or _sop.lookup((x1, _Null))
         _kernel = _entry.kernel or _sop._mode_kernel(_entry){scalar}
     return _method(x0, x1)
@@ -450,8 +448,9 @@ for _name, (_nd, _scalar) in {
     _aop, _sop = registry.get(_nd), registry.get(_scalar)
     _aentry = _aop.entry({})
     _src = _BINARY_SOURCE.format(
-        array=registry.run_source(["x0", "x1"], "        ", registry.same_dtype_kernel(_aop, 2) or "_kernel", True),
-        scalar=registry.run_source(["x0"], "        "))
+        array=registry.run_source(["x0", "x1"], "        ", (registry.same_dtype_kernel(_aop, 2) or "_kernel").replace(
+            "_fast", "_afast").replace("_kernel", "_akernel"), True, "_aop", "_aentry"),
+        scalar=registry.run_source(["x0"], "        ", op="_sop"))
     _scope = dict(registry.run_scope(), _aop=_aop, _aentry=_aentry,
                   _akernel=(_aentry.kernels or _aop._build(_aentry))[0],
                   _afast=_aop.same_dtype_kernel, _sop=_sop, _sentries=_sop._entries, _POS=_POS, _Null=_Null,

@@ -57,7 +57,7 @@ def _lookup(params, names):
     without building the keyword dict (see ``Operator.lookup``), then running it: the
     steps of ``Operator.call`` from the registry's one template (``registry.run_source``),
     in this function's frame."""
-    key = "(_POS, %s)" % "".join("%s, " % p for p in params)
+    key = "(_POS, %s)" % "".join("%s, " % p for p in params) if params else "_KEY0"  # (_POS,), made once
     values = "(%s)" % "".join("%s, " % p for p in params)
     inputs = "(%s)" % "".join("%s, " % n for n in names)
     lines = ["    if not kwargs:",
@@ -88,7 +88,7 @@ def make_function(op, fname, invoke=None, symbolic=False, *, compose=None):
             return lambda o, inputs, kwargs, out: create(o, inputs, kwargs, name, attr, hint)
     src = _source(op, fname, compose is not None)
     scope = dict(registry.run_scope(), _Null=_Null, _op=op, _entries=op._entries, _POS=registry._POSITIONAL,
-                 _compose=compose)
+                 _KEY0=(registry._POSITIONAL,), _compose=compose)
     exec(compile(src, "<neogluon.%s>" % fname, "exec"), scope)  # pylint: disable=exec-used
     fn = scope[fname]
     fn.__doc__ = "%s\n\nParameters\n----------\n%s\n" % (op.doc.strip(), op.describe_params())

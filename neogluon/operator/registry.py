@@ -717,18 +717,21 @@ _ANY_RESULT = """
     return _WRAP(_res, None)"""
 
 
-def run_source(args, indent="    ", kernel="_kernel", one=False):
+def run_source(args, indent="    ", kernel="_kernel", one=False, op="_op", entry="_entry"):
     """The source of :meth:`Operator.call`'s steps 1, 3 and 4 on the arrays named ``args``
     for the entry ``_entry`` of the operator ``_op``, with the kernel ``kernel`` (an
     expression of the tensors' names ``_t0``, ...): the one template every call site's
     code is generated from (``entry.run``, the mx.nd functions, ``x[key]``, ``x.reshape``).
-    ``one``: the kernel is known to give one tensor. Its names (see :func:`run_scope`)
-    start with an underscore, so they never meet an operator's argument names."""
+    ``one``: the kernel is known to give one tensor; ``op`` and ``entry``: other names for
+    ``_op`` and ``_entry``. Its names (see :func:`run_scope`) start with an underscore, so
+    they never meet an operator's argument names."""
     ts = ["_t%d" % i for i in range(len(args))]
     src = _RUN_BODY.format(
         args=", ".join(args), ts=", ".join(ts), get=", ".join("%s._t" % x for x in args),
         grad=" or ".join("%s.requires_grad" % t for t in ts), detach=", ".join("%s.detach()" % t for t in ts),
         kernel=kernel, result=_ONE_RESULT if one else _ANY_RESULT)
+    src = src.replace("_op.", op + ".").replace("(_op,", "(%s," % op).replace("_entry.", entry + ".")
+    src = src.replace("(_entry,", "(%s," % entry)
     return src.replace("\n    ", "\n" + indent)
 
 
