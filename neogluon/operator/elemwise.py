@@ -286,6 +286,9 @@ for _key, _fn in _BINARY.items():
 
 
 # ----------------------------------------------------------------------------- with a scalar
+_TENSOR = torch.Tensor
+
+
 def _scalar_kernel(fn, reflected, scalar, is_int):
     """MXNet's scalar ops: an integer array truncates the scalar to an integer; with
     ``is_int=False`` (numpy semantics) it is promoted to float64 instead. The kernel for
@@ -298,6 +301,8 @@ def _scalar_kernel(fn, reflected, scalar, is_int):
         else:
             data, s = data.double(), scalar
         r = fn(s, data) if reflected else fn(data, s)
+        if type(r) is _TENSOR and r.dtype is data.dtype:  # pylint: disable=unidiomatic-typecheck
+            return r  # the usual case, at once
         if not isinstance(r, torch.Tensor):
             r = torch.as_tensor(r)
         if r.dtype == torch.bool:
