@@ -45,18 +45,19 @@ def _source(op, fname, symbolic=False):
         lines.append("    return _op.call(%s, kwargs, out, None, _compose(name, attr, %r))" % (inputs, fname))
     else:
         if not op.variadic:
-            lines += _lookup(params, op.all_input_names())
+            lines += _lookup(params, op.all_input_names(), op.arity is not None)
         for p in params:
             lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
         lines.append("    return _op.call(%s, kwargs, out)" % inputs)
     return "def %s(%s):\n%s\n" % (fname, ", ".join(sig), "\n".join(lines))
 
 
-def _lookup(params, names):
+def _lookup(params, names, op_fixed=True):
     """Source finding the call's cache entry by its raw attribute arguments, by position,
     without building the keyword dict (see ``Operator.lookup``), then running it: the
     steps of ``Operator.call`` from the registry's one template (``registry.run_source``),
-    in this function's frame."""
+    in this function's frame (also without an optional last input when ``op_fixed`` is
+    false: the inputs depend on the attributes, as a layer's bias)."""
     key = "(_POS, %s)" % "".join("%s, " % p for p in params) if params else "_KEY0"  # (_POS,), made once
     values = "(%s)" % "".join("%s, " % p for p in params)
     inputs = "(%s)" % "".join("%s, " % n for n in names)
@@ -70,10 +71,14 @@ def _lookup(params, names):
             "        if _entry is not None:"]
     if not names:  # a creation operator: Operator.call's general path
         return lines + ["            return _op.call((), None, out, _entry)"]
-    return lines + ["            if out is not None or _entry.n != %d:" % len(names),
-                    "                return _op.call(%s, None, out, _entry)" % inputs,
-                    "            _kernel = _entry.kernel or _op._mode_kernel(_entry)"
-                    + registry.run_source(list(names), "            ")]
+    lines += ["            if out is None and _entry.n == %d:" % len(names),
+              "                _kernel = _entry.kernel or _op._mode_kernel(_entry)"
+              + registry.run_source(list(names), "                ")]
+    if len(names) > 1 and not op_fixed:  # an optional last input left out (a layer without bias)
+        lines += ["            if out is None and _entry.n == %d and %s is None:" % (len(names) - 1, names[-1]),
+                  "                _kernel = _entry.kernel or _op._mode_kernel(_entry)"
+                  + registry.run_source(list(names[:-1]), "                ")]
+    return lines + ["            return _op.call(%s, None, out, _entry)" % inputs]
 
 
 def make_function(op, fname, invoke=None, symbolic=False, *, compose=None):
