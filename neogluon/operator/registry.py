@@ -388,9 +388,10 @@ class Operator:
 
     def keyed(self, key, raw, view=False):
         """The :class:`Entry` for raw attributes, cached under a caller's own hashable
-        stand-in for them (``x[2:10]``'s ``(slice, 2, 10, None)``, ``x.reshape``'s shape
+        stand-in for them (``x[2:10]``'s ``(2, 10)``, ``x[i]``'s ``i``, ``x.reshape``'s shape
         code): one dict lookup of a key the caller has at hand. The key must not be a tuple
-        of (name, value) pairs or start with the positional marker (the other key forms).
+        of (name, value) pairs, ``()`` or start with the positional marker (the other key
+        forms).
         ``view``: an entry of its own whose results may be views of the input (see
         ``aliasing``; ``x.reshape`` is a view in MXNet)."""
         hit = self._entries.get(key)
