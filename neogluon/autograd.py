@@ -214,9 +214,10 @@ class GradBuffer(NDArray):
     """The ``.grad`` array of ``attach_grad`` and of Gluon's Parameters: an NDArray that
     remembers whether a view or an export of its memory was taken through its own methods
     (indexing, ``reshape``, ``detach``, DLPack). Until then a backward may give it torch's
-    gradient tensor instead of copying into it (the ownership test is ours, not torch's:
-    a view made by an ``mx.nd`` function of the buffer, such as ``nd.transpose(x.grad)``,
-    is not seen, and keeps the gradient it was taken from)."""
+    gradient tensor instead of copying into it (the ownership test is ours, not torch's).
+    An ``mx.nd`` function of the buffer, such as ``nd.transpose(x.grad)``, is an operator:
+    its result is new memory and keeps the gradient it was taken from, as in MXNet (see
+    ``Operator.aliasing``, tests/test_views.py)."""
     __slots__ = ("_viewed",)
 
     def __init__(self, tensor):  # pylint: disable=super-init-not-called

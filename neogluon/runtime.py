@@ -60,7 +60,7 @@ def _detect():
         "BLAS_OPEN": "open" in blas, "BLAS_ATLAS": "atlas" in blas,
         "BLAS_MKL": torch.backends.mkl.is_available() or "mkl" in blas,
         "BLAS_APPLE": "accelerate" in blas,
-        "LAPACK": bool(getattr(torch._C, "has_lapack", False)),  # pylint: disable=protected-access
+        "LAPACK": "lapack is enabled" in config,  # torch's public build summary, not torch._C
         "MKLDNN": torch.backends.mkldnn.is_available(),
         "OPENCV": importlib.util.find_spec("cv2") is not None,
         "CAFFE": False, "PROFILER": True, "DIST_KVSTORE": False, "CXX14": True,

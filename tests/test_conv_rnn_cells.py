@@ -81,8 +81,8 @@ def test_channel_last_layouts_match_channel_first(kind, dims, first, last):
         assert cell.state_info(2)[0]["shape"] == s.shape
         np.testing.assert_allclose(s.asnumpy(), _to_last(r.asnumpy()), rtol=1e-5, atol=1e-6)
     cell.hybridize()
-    again, _ = cell.unroll(3, x_last, merge_outputs=True)
-    np.testing.assert_allclose(again.asnumpy(), got.asnumpy(), rtol=1e-6)
+    again, _ = cell.unroll(3, x_last, merge_outputs=True)  # the graph convolves views, the imperative run copies
+    np.testing.assert_allclose(again.asnumpy(), got.asnumpy(), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])

@@ -103,23 +103,27 @@ def test_failing_train_graph_does_not_update_batchnorm_twice():
     """A train-mode graph that fails after its BatchNorm is explained on meta tensors: the
     BatchNorm runs once on data (the failed run), never a second time."""
     op = registry.get("BatchNorm")
-    original, runs = op.fn, []
+    original, runs = op.lowering, []  # its implementation: the kernel factory
 
-    def counting(*args, **kwargs):
-        runs.append(args[0].device.type)
-        return original(*args, **kwargs)
+    def counting(**attrs):
+        kernel = original(**attrs)
+
+        def run(*args):
+            runs.append(args[0].device.type)
+            return kernel(*args)
+        return run
     data, w = mx.sym.var("data"), mx.sym.var("w")
     net = mx.sym.dot(mx.sym.BatchNorm(data, name="bn"), w, name="prod")
     x = np.random.RandomState(1).uniform(0, 4, (4, 3)).astype(np.float32)
     args = {"data": nd.array(x), "w": nd.ones((5, 7)), "bn_gamma": nd.ones((3,)), "bn_beta": nd.zeros((3,))}
     aux = {"bn_moving_mean": nd.zeros((3,)), "bn_moving_var": nd.ones((3,))}
-    op.fn = counting
+    op.lowering = counting
     try:
         ex = net.bind(mx.cpu(), args, aux_states=aux)
         with pytest.raises(mx.MXNetError, match=r"node prod.*\(4, 3\).*\(5, 7\)") as info:
             ex.forward(is_train=True)
     finally:
-        op.fn = original
+        op.lowering = original
     assert str(info.value).count("Error in node") == 1  # reported once
     assert runs == ["cpu", "meta"]  # the run that failed, then the check on shapes only
     np.testing.assert_array_equal(aux["bn_moving_mean"].asnumpy(), np.zeros(3))
@@ -201,3 +205,64 @@ def test_gradient_buffer_views_see_later_gradients():
         y.backward()
         np.testing.assert_array_equal(flat.asnumpy(), np.full(24, scale))
         np.testing.assert_array_equal(detached.asnumpy(), np.full((4, 6), scale))
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x + x, lambda x: x * 2.0, lambda x: 2.0 - x, lambda x: x / x, lambda x: nd.relu(x),
+    lambda x: x[0:1], lambda x: x[1], lambda x: x.reshape((-1,)), lambda x: nd.FullyConnected(
+        x, nd.ones((3, 3)), nd.zeros((3,)), num_hidden=3), lambda x: nd.sum(x, axis=1)])
+def test_every_call_site_applies_the_recording_rule(call):
+    """The generated sites (mx.nd functions, dunders, x[key], x.reshape) detach outside
+    autograd.record() and record inside it, on their first and later calls."""
+    x = nd.ones((2, 3))
+    x.attach_grad()
+    for _ in range(2):
+        assert not call(x)._t.requires_grad
+        with mx.autograd.record():
+            assert call(x)._t.requires_grad
+
+
+def test_call_sites_are_traced_by_the_hook():
+    """While a hook is installed, every site hands the call to it (nothing is computed)."""
+    from neogluon import core
+    seen = []
+
+    def hook(op, inputs, raw, out):
+        seen.append(op.name)
+        return "node"
+    x = nd.ones((2, 3))
+    x + x, x * 2.0, x[0:1], x.reshape((-1,)), nd.relu(x)  # pylint: disable=pointless-statement
+    prev = core.set_tracing(hook)
+    try:
+        assert [x + x, x * 2.0, x[0:1], x.reshape((-1,)), nd.relu(x)] == ["node"] * 5
+    finally:
+        core.set_tracing(prev)
+    assert seen == ["broadcast_add", "_mul_scalar", "_getitem", "Reshape", "relu"]
+
+
+def test_implementation_registers_a_kernel_factory_beside_its_check_rule():
+    name = "_test_scaled_by"
+    if not registry.exists(name):
+        @registry.implementation(name, params=dict(k=registry.Int()))
+        def scaled_by(*, k):
+            """``data * k`` (a test operator)."""
+            return lambda data: data * k
+
+        @registry.check_rule(name)
+        def _check(attrs, tensors):
+            if tensors[0].dim() != 2:
+                raise mx.MXNetError("%s: data must be 2-d, got %s" % (name, tuple(tensors[0].shape)))
+    op = registry.get(name)
+    np.testing.assert_array_equal(mx.nd._test_scaled_by(nd.ones((2, 2)), k=3).asnumpy(), np.full((2, 2), 3.0))
+    assert op.doc.strip() == "``data * k`` (a test operator)."
+    np.testing.assert_array_equal(op.fn(nd.ones((1, 2))._t, k=2).numpy(), [[2.0, 2.0]])  # the implementation
+    s = mx.sym._internal._test_scaled_by(mx.sym.var("d"), k=2)
+    assert s.infer_shape(d=(2, 5))[1] == [(2, 5)]  # a meta run of the kernel factory's kernel
+
+
+def test_builtin_names_as_operator_arguments():
+    """The generated sites' own names never meet an argument's (``type``, ``kernel``)."""
+    img = nd.ones((2, 2, 3), dtype="uint8")
+    assert mx.image.copyMakeBorder(img, 1, 1, 1, 1, type=0, value=0).shape == (4, 4, 3)
+    w = nd.ones((1, 1, 3, 3))
+    assert nd.Convolution(nd.ones((1, 1, 4, 4)), w, kernel=(3, 3), num_filter=1, no_bias=True).shape == (1, 1, 2, 2)

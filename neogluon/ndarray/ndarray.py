@@ -32,13 +32,14 @@ def _arithmetic(op_nd, op_scalar, reflected=False):
     array_op, scalar_op = registry.get(op_nd), registry.get(op_scalar)
     entries = scalar_op._entries
     assert scalar_op.param_names == ("scalar", "is_int")
+    plain = array_op.entry({})  # the broadcast operator's one entry (it has no attributes)
 
     def method(self, other):
         if isinstance(other, NDArray):
-            return array_op.call((other, self) if reflected else (self, other))
+            return plain.run(other, self) if reflected else plain.run(self, other)
         if isinstance(other, numeric_types):
             entry = entries.get((_POS, other, _Null)) or scalar_op.lookup((other, _Null))
-            return scalar_op.call((self,), None, None, entry)
+            return entry.run(self)
         raise TypeError("type %s not supported" % str(type(other)))
     method.__name__ = "__%s%s__" % ("r" if reflected else "", op_nd.split("_", 1)[1])
     return method
@@ -266,13 +267,18 @@ class NDArray:
         """``x[key]`` with numpy's rules and MXNet 1.x's (1,)-shaped elements of 1-d arrays
         (see :mod:`neogluon.ndarray.indexing`), through the indexing operator."""
         cls = key.__class__
-        try:
-            ck = (slice, key.start, key.stop, key.step) if cls is slice else key if cls in _INT_KEYS \
-                else _indexing.cache_key(key)
-            entry = _GETITEMS.get((_POS, ck)) or _GETITEM.lookup((ck,), {"key": key})
-        except TypeError:  # an array, list or boolean index: not cached
-            entry = _GETITEM.new_entry({"key": key})
-        return _GETITEM.call((self,), None, None, entry)
+        if cls is slice:  # x[a:b]: its entry under (start, stop), x[a:b:c] under (slice, start, stop, step)
+            ck = (key.start, key.stop) if key.step is None else (slice, key.start, key.stop, key.step)
+            entry = _GETITEMS.get(ck) or _GETITEM.keyed(ck, {"key": key})
+        elif cls in _INT_KEYS:  # x[i]: under the integer itself
+            entry = _GETITEMS.get(key) or _GETITEM.keyed(key, {"key": key})
+        else:
+            try:
+                ck = _indexing.cache_key(key)
+                entry = _GETITEMS.get((_POS, ck)) or _GETITEM.lookup((ck,), {"key": key})
+            except TypeError:  # an array, list or boolean index: not cached
+                entry = _GETITEM.new_entry({"key": key})
+        return entry.run(self)
 
     def __setitem__(self, key, value):
         _indexing.setitem(self, key, value)
@@ -336,15 +342,18 @@ class NDArray:
 
     # ------------------------------------------------------------------ methods with special signatures
     def reshape(self, *shape, **kwargs):
-        """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes."""
+        """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes: a view
+        of the array, as in MXNet (``mx.nd.reshape(x, ...)``, an operator, gives new memory)."""
         if not kwargs:  # the common x.reshape((0, -1)): Reshape's entry found by position
             try:
                 code = shape[0] if len(shape) == 1 else shape
-                entry = _RESHAPES.get((_POS, code, _Null, _Null, _Null)) or _RESHAPE.lookup((code, _Null, _Null, _Null))
+                if code == ():  # () is the key of Reshape's call without attributes
+                    raise TypeError
+                entry = _RESHAPES.get(code) or _RESHAPE.keyed(code, {"shape": code}, view=True)
             except (TypeError, IndexError):
                 pass  # a list, no shape: the keyword path below
             else:
-                return _RESHAPE.call((self,), None, None, entry)
+                return entry.run(self)
         unknown = [k for k in kwargs if k not in ("shape", "reverse")]
         if unknown:
             raise TypeError("Got unknown keywords in reshape: %s. Accepted keyword arguments are 'shape' "
@@ -355,7 +364,8 @@ class NDArray:
             shape = kwargs.pop("shape", None)
             if shape is None:
                 raise TypeError("reshape: the shape must be provided")
-        return _RESHAPE.call((self,), dict(kwargs, shape=tuple(shape)))
+        raw = dict(kwargs, shape=tuple(shape))
+        return _RESHAPE.keyed((_VIEW,) + tuple(raw.items()), raw, view=True).run(self)
 
     def broadcast_to(self, shape):
         return invoke("broadcast_to", (self,), {"shape": tuple(shape)})
@@ -384,6 +394,7 @@ _REGISTRY = registry._REGISTRY
 _RESHAPE = registry.get("Reshape")
 _GETITEM = _indexing.GETITEM
 _POS = registry._POSITIONAL
+_VIEW = object()  # marks the keys of NDArray.reshape's keyword calls in Reshape's cache
 _RESHAPES, _GETITEMS = _RESHAPE._entries, _GETITEM._entries
 _INT_KEYS = _indexing._INT_KEYS
 _BINARY = {}  # broadcast operator name -> NDArray's method for it (x += y reuses x + y)
@@ -417,6 +428,81 @@ def _write_out(out, t):
 
 
 registry.set_array_type(NDArray, wrap_outputs)
+# x <op> y with an NDArray or a Python number: the steps of Operator.call from the registry's
+# one template (registry.run_source), in the method's own frame, for the broadcast operator's
+# one entry or the scalar operator's entry for the number; the methods above stay for any
+# other operand (an NDArray subclass, numpy scalars, an error)
+_BINARY_SOURCE = '''
+def method(x0, x1):
+    if x0.__class__ is not _ARRAY:  # a sparse array or another subclass: the general method
+        return _method(x0, x1)
+    cls = x1.__class__
+    if cls is _ARRAY:{array}
+    if cls is float or cls is int:
+        _entry = _sentries.get((_POS, x1, _Null)) or _sop.lookup((x1, _Null))
+        _kernel = _entry.kernel or _sop._mode_kernel(_entry){scalar}
+    return _method(x0, x1)
+'''
+for _name, (_nd, _scalar) in {
+        "add": ("broadcast_add", "_plus_scalar"), "sub": ("broadcast_sub", "_minus_scalar"),
+        "mul": ("broadcast_mul", "_mul_scalar"), "truediv": ("broadcast_div", "_div_scalar"),
+        "div": ("broadcast_div", "_div_scalar"), "mod": ("broadcast_mod", "_mod_scalar"),
+        "pow": ("broadcast_power", "_power_scalar"), "eq": ("broadcast_equal", "_equal_scalar"),
+        "ne": ("broadcast_not_equal", "_not_equal_scalar"), "gt": ("broadcast_greater", "_greater_scalar"),
+        "ge": ("broadcast_greater_equal", "_greater_equal_scalar"), "lt": ("broadcast_lesser", "_lesser_scalar"),
+        "le": ("broadcast_lesser_equal", "_lesser_equal_scalar")}.items():
+    _aop, _sop = registry.get(_nd), registry.get(_scalar)
+    _aentry = _aop.entry({})
+    _src = _BINARY_SOURCE.format(
+        array=registry.run_source(["x0", "x1"], "        ", (registry.same_dtype_kernel(_aop, 2) or "_kernel").replace(
+            "_fast", "_afast").replace("_kernel", "_akernel"), True, "_aop", "_aentry"),
+        scalar=registry.run_source(["x0"], "        ", op="_sop"))
+    _scope = dict(registry.run_scope(), _aop=_aop, _aentry=_aentry,
+                  _akernel=(_aentry.kernels or _aop._build(_aentry))[0],
+                  _afast=_aop.same_dtype_kernel, _sop=_sop, _sentries=_sop._entries, _POS=_POS, _Null=_Null,
+                  _method=getattr(NDArray, "__%s__" % _name))
+    exec(compile(_src, "<neogluon.NDArray.__%s__>" % _name, "exec"), _scope)  # pylint: disable=exec-used
+    _m = _scope["method"]
+    _m.__name__ = _m.__qualname__ = "__%s__" % _name
+    setattr(NDArray, "__%s__" % _name, _m)
+
+# x[a:b], x[i] and x.reshape(code) once their entry is cached: the steps of Operator.call
+# from the registry's one template (registry.run_source), in the method's own frame; the
+# methods above stay for every other key, shape or first call
+_SITES = {
+    "__getitem__": (_GETITEM, '''
+def __getitem__(self, key):
+    if self.__class__ is not _ARRAY:  # a sparse array or another subclass: the general method
+        return _method(self, key)
+    cls = key.__class__
+    if cls is slice:
+        _key = (key.start, key.stop) if key.step is None else (slice, key.start, key.stop, key.step)
+    elif cls in _INT_KEYS:
+        _key = key
+    else:
+        return _method(self, key)
+    _entry = _GETITEMS.get(_key) or _op.keyed(_key, {"key": key})
+    _kernel = _entry.kernel or _op._mode_kernel(_entry)'''),
+    "reshape": (_RESHAPE, '''
+def reshape(self, *shape, **kwargs):
+    if kwargs or len(shape) != 1 or self.__class__ is not _ARRAY:
+        return _method(self, *shape, **kwargs)
+    try:
+        _entry = _RESHAPES.get(shape[0])
+    except TypeError:  # a list
+        _entry = None
+    if _entry is None or not _entry.view:  # a first call makes the view entry
+        return _method(self, *shape)
+    _kernel = _entry.kernel or _op._mode_kernel(_entry)'''),
+}
+for _name, (_op, _src) in _SITES.items():
+    _method = getattr(NDArray, _name)
+    _scope = dict(registry.run_scope(), _op=_op, _method=_method, _GETITEMS=_GETITEMS, _RESHAPES=_RESHAPES,
+                  _INT_KEYS=_INT_KEYS)
+    _src += registry.run_source(["self"], one=True) + "\n"  # one tensor from both: its type is not tested
+    exec(compile(_src, "<neogluon.NDArray.%s>" % _name, "exec"), _scope)  # pylint: disable=exec-used
+    _scope[_name].__doc__ = _method.__doc__
+    setattr(NDArray, _name, _scope[_name])
 for _name in ("add", "sub", "mul", "truediv", "mod"):
     _m = getattr(NDArray, "__%s__" % _name)
     _BINARY[{"truediv": "broadcast_div"}.get(_name, "broadcast_" + _name)] = _m

@@ -45,27 +45,42 @@ def _source(op, fname, symbolic=False):
         lines.append("    return _op.call(%s, kwargs, out, None, _compose(name, attr, %r))" % (inputs, fname))
     else:
         if not op.variadic:
-            lines += _lookup(params, inputs)
+            lines += _lookup(params, op.all_input_names(), op.arity is not None, op.storage is not None)
         for p in params:
             lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
         lines.append("    return _op.call(%s, kwargs, out)" % inputs)
     return "def %s(%s):\n%s\n" % (fname, ", ".join(sig), "\n".join(lines))
 
 
-def _lookup(params, inputs):
+def _lookup(params, names, op_fixed=True, stored=False):
     """Source finding the call's cache entry by its raw attribute arguments, by position,
-    without building the keyword dict (see ``Operator.lookup``)."""
-    key = "(_POS, %s)" % "".join("%s, " % p for p in params)
+    without building the keyword dict (see ``Operator.lookup``), then running it: the
+    steps of ``Operator.call`` from the registry's one template (``registry.run_source``),
+    in this function's frame (also without an optional last input when ``op_fixed`` is
+    false: the inputs depend on the attributes, as a layer's bias). With ``stored`` (an
+    operator with a storage rule), sparse inputs take ``Operator.call``, which asks it."""
+    key = "(_POS, %s)" % "".join("%s, " % p for p in params) if params else "_KEY0"  # (_POS,), made once
     values = "(%s)" % "".join("%s, " % p for p in params)
-    return ["    if not kwargs:",
+    inputs = "(%s)" % "".join("%s, " % n for n in names)
+    lines = ["    if not kwargs:",
             "        try:",
-            "            entry = _entries[%s]" % key,
+            "            _entry = _entries[%s]" % key,
             "        except KeyError:",
-            "            entry = _op.lookup(%s)" % values,
+            "            _entry = _op.lookup(%s)" % values,
             "        except TypeError:",
-            "            entry = None  # an unhashable attribute value: the keyword path",
-            "        if entry is not None:",
-            "            return _op.call(%s, None, out, entry)" % inputs]
+            "            _entry = None  # an unhashable attribute value: the keyword path",
+            "        if _entry is not None:"]
+    if not names:  # a creation operator: Operator.call's general path
+        return lines + ["            return _op.call((), None, out, _entry)"]
+    dense = " and not (_op.storage_dense or _has_sparse(%s))" % inputs if stored else ""
+    lines += ["            if out is None and _entry.n == %d%s:" % (len(names), dense),
+              "                _kernel = _entry.kernel or _op._mode_kernel(_entry)"
+              + registry.run_source(list(names), "                ")]
+    if len(names) > 1 and not op_fixed:  # an optional last input left out (a layer without bias)
+        lines += ["            if out is None and _entry.n == %d and %s is None%s:" % (len(names) - 1, names[-1], dense),
+                  "                _kernel = _entry.kernel or _op._mode_kernel(_entry)"
+                  + registry.run_source(list(names[:-1]), "                ")]
+    return lines + ["            return _op.call(%s, None, out, _entry)" % inputs]
 
 
 def make_function(op, fname, invoke=None, symbolic=False, *, compose=None):
@@ -79,8 +94,9 @@ def make_function(op, fname, invoke=None, symbolic=False, *, compose=None):
         def compose(name, attr, hint, create=invoke):  # pylint: disable=function-redefined
             return lambda o, inputs, kwargs, out: create(o, inputs, kwargs, name, attr, hint)
     src = _source(op, fname, compose is not None)
-    scope = {"_Null": _Null, "_op": op, "_entries": op._entries, "_POS": registry._POSITIONAL,
-             "_compose": compose}
+    scope = dict(registry.run_scope(), _Null=_Null, _op=op, _entries=op._entries, _POS=registry._POSITIONAL,
+                 _has_sparse=registry._has_sparse,
+                 _KEY0=(registry._POSITIONAL,), _compose=compose)
     exec(compile(src, "<neogluon.%s>" % fname, "exec"), scope)  # pylint: disable=exec-used
     fn = scope[fname]
     fn.__doc__ = "%s\n\nParameters\n----------\n%s\n" % (op.doc.strip(), op.describe_params())

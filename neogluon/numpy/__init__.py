@@ -179,10 +179,11 @@ _logical_or = _array_binary("logical_or", "_npi_logical_or")
 
 def _unary(name, op):
     operator = _registry.get(op)
+    plain = operator.entry({})
 
     def fn(x, out=None, **kwargs):
-        if x.__class__ is ndarray and out is None:  # the common call: one Operator.call
-            res = operator.call((x,))
+        if x.__class__ is ndarray and out is None:  # the common call: Operator.call's steps for the entry
+            res = plain.run(x)
             if res.__class__ is _NDArray:
                 res.__class__ = ndarray
             return res

@@ -121,7 +121,7 @@ class ndarray(NDArray):  # pylint: disable=invalid-name
         except TypeError:  # an advanced index: not cached
             key = _plain_key(key)
             entry = _GETITEM.new_entry({"key": key})
-        res = _GETITEM.call((self,), None, None, entry)
+        res = entry.run(self)  # Operator.call's steps for the entry (registry.run_source)
         if res.__class__ is NDArray:
             res.__class__ = ndarray
         return res
@@ -335,14 +335,15 @@ def _dunder(op, op_scalar, rop_scalar=None, reflected=False):
     array_op = _REG.get(op)
     scalar_op = _REG.get((rop_scalar or op_scalar) if reflected else op_scalar)
     entries = scalar_op._entries
+    plain = array_op.entry({})
 
     def method(self, other):
         cls = other.__class__
         if cls is float or cls is int:  # the common scalar: its cache entry by position
             entry = entries.get((_POS, float(other), cls is int)) or scalar_op.lookup((float(other), cls is int))
-            res = scalar_op.call((self,), None, None, entry)
+            res = entry.run(self)
         elif isinstance(other, NDArray):
-            res = array_op.call((other, self) if reflected else (self, other))
+            res = plain.run(other, self) if reflected else plain.run(self, other)
         elif reflected:
             return binary(other, self, op, op_scalar, rop_scalar)
         else:

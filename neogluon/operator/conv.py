@@ -7,12 +7,15 @@ rules where they differ from torch's (Pooling's ``'full'`` convention, Deconvolu
 ``target_shape``), its checks and error messages, and ``infer_args`` for the learnable
 inputs (weight and bias shapes from the data's).
 """
+import functools
+
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import Bool, Float, Int, Shape, Str, lowering, register, require, same_shape, shape_rule
+from .registry import (Bool, Float, Int, Shape, Str, check_rule, implementation, register, require,
+                       same_shape, shape_rule)
 
 _CONV_LAYOUTS = ("NCDHW", "NCHW", "NCW", "NDHWC", "NHWC")
 _POOL_LAYOUTS = _CONV_LAYOUTS + ("NWC",)
@@ -139,49 +142,47 @@ _CONV_PARAMS = dict(
     cudnn_tune=Str(None, choices=_CUDNN_TUNE), cudnn_off=Bool(False), layout=Str(None, choices=_CONV_LAYOUTS))
 
 
-@register("Convolution", inputs=_with_bias, signature=("data", "weight", "bias"), params=_CONV_PARAMS,
-          infer_args=lambda attrs, shapes: _conv_infer_args(attrs, shapes, _conv_weight),
-          aliases=["_npx_convolution"])
-def convolution(data, weight, bias=None, *, kernel, stride, dilate, pad, num_filter, num_group,
-                workspace, no_bias, cudnn_tune, cudnn_off, layout):
+@implementation("Convolution", inputs=_with_bias, signature=("data", "weight", "bias"), params=_CONV_PARAMS,
+                infer_args=lambda attrs, shapes: _conv_infer_args(attrs, shapes, _conv_weight),
+                aliases=["_npx_convolution"])
+def convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, **_):
     """MXNet's Convolution: 1/2/3-d, strided, dilated, padded, grouped, NC* or N*C layouts.
 
     The weight is (num_filter, C/num_group, *kernel), or (num_filter, *kernel, C/num_group)
-    for a channel-last layout; cudnn_* and workspace are accepted and ignored."""
-    op = "Convolution"
-    stride, dilate, pad = _geometry(op, kernel, stride, dilate, pad, "convolution")
+    for a channel-last layout; cudnn_* and workspace are accepted and ignored. The
+    geometry is resolved once; the check rule words the errors."""
+    stride, dilate, pad = _geometry("Convolution", kernel, stride, dilate, pad, "convolution")
+    nd, last = len(kernel), _channel_last(layout)
+    conv = _CONV[nd]
+    wshape = (num_filter,) + tuple(kernel)
+    fits = layout is None or len(layout) == nd + 2
+
+    def run(data, weight, bias=None):
+        if last:
+            data, weight = _to_channel_first(data), _to_channel_first(weight)
+        # what torch would not catch itself (it takes unbatched data and the weight's own
+        # kernel size, and knows no layout): the check rule words the mismatch
+        if not fits or data.dim() != nd + 2 or (weight.size(0),) + weight.shape[2:] != wshape:
+            raise MXNetError("Convolution: data %s or weight %s does not fit kernel=%s, num_filter=%d"
+                             % (_shape(data), _shape(weight), kernel, num_filter))
+        y = conv(data, weight, bias, stride, pad, dilate, num_group)
+        return _to_channel_last(y) if last else y
+    return run
+
+
+@check_rule("Convolution")
+def _check_convolution(attrs, tensors):
+    op, kernel, layout, num_filter, num_group = ("Convolution", attrs["kernel"], attrs["layout"],
+                                                 attrs["num_filter"], attrs["num_group"])
+    data, weight = tensors[0], tensors[1]
+    bias = tensors[2] if len(tensors) > 2 else None
+    _, dilate, pad = _geometry(op, kernel, attrs["stride"], attrs["dilate"], attrs["pad"], "convolution")
     x = _channel_first_data(op, data, len(kernel), layout)
     _check_groups(op, data, x.shape[1], num_filter, num_group)
     _check_input(op, "weight", weight, _weight_shape(num_filter, x.shape[1] // num_group, kernel, layout), data)
     if bias is not None:
         _check_input(op, "bias", bias, (num_filter,), data)
     _check_window(op, data, x.shape[2:], kernel, dilate, pad)
-    w = _to_channel_first(weight) if _channel_last(layout) else weight
-    y = _CONV[len(kernel)](x, w, bias, stride, pad, dilate, num_group)
-    return _to_channel_last(y) if _channel_last(layout) else y
-
-
-@lowering("Convolution")
-def _lower_convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, **_):
-    """Channel-first convolution with its geometry resolved once (see Operator.lower)."""
-    nd = len(kernel)
-    if _channel_last(layout) or (layout is not None and len(layout) != nd + 2) or num_group < 1:
-        return None
-    try:
-        stride, dilate, pad = _geometry("Convolution", kernel, stride, dilate, pad, "convolution")
-    except MXNetError:
-        return None  # the checked implementation reports it when the graph runs
-    conv = _CONV[nd]
-    wshape = (num_filter,) + tuple(kernel)
-
-    def run(data, weight, bias=None):
-        # what torch would not catch itself (it takes unbatched data and the weight's own
-        # kernel size); any mismatch re-runs the checked implementation for MXNet's error
-        if data.dim() != nd + 2 or (weight.size(0),) + weight.shape[2:] != wshape:
-            raise MXNetError("Convolution: data %s or weight %s does not fit kernel=%s, num_filter=%d"
-                             % (_shape(data), _shape(weight), kernel, num_filter))
-        return conv(data, weight, bias, stride, pad, dilate, num_group)
-    return run
 
 
 # ----------------------------------------------------------------------------- Deconvolution
@@ -332,15 +333,9 @@ _POOL_PARAMS = dict(
     layout=Str(None, choices=_POOL_LAYOUTS))
 
 
-@register("Pooling", params=_POOL_PARAMS, num_outputs=_pool_outputs, num_visible_outputs=1,
-          output_names=lambda a: ("output",), aliases=["_npx_pooling"])
-def pooling(data, *, kernel, pool_type, global_pool, cudnn_off, pooling_convention, stride, pad, p_value,
-            count_include_pad, layout):
-    """MXNet's Pooling: max/avg/sum/lp, 1/2/3-d, global, 'valid' (floor) or 'full' (ceil) sizes.
-
-    ``lp`` computes ``root_p(sum x**p)`` for p in {1, 2, 3} (no absolute value, as MXNet);
-    averages count the padding unless ``count_include_pad=False``. MXNet 1.9.1's 'same'
-    convention fails its own shape check for every input, so it raises here too."""
+def _pool_plan(data, kernel, pool_type, global_pool, pooling_convention, stride, pad, p_value, layout):
+    """MXNet's checks of a Pooling call, then its channel-first data, geometry and output
+    sizes: (x, nd, kernel, stride, pad, out_sizes). Shapes only: the check rule too."""
     op = "Pooling"
     if global_pool and data.dim() not in (3, 4, 5):
         raise MXNetError("%s: global pooling needs 3D, 4D or 5D data, got shape %s" % (op, _shape(data)))
@@ -354,6 +349,15 @@ def pooling(data, *, kernel, pool_type, global_pool, cudnn_off, pooling_conventi
     kernel, stride, pad = _pool_geometry(op, x, kernel, stride, pad, global_pool)
     out_sizes = [_pool_out_size(op, data, n, k, s, p, pooling_convention)
                  for n, k, s, p in zip(x.shape[2:], kernel, stride, pad)]
+    return x, nd, kernel, stride, pad, out_sizes
+
+
+def _pool(data, *, kernel, pool_type, global_pool, pooling_convention, stride, pad, p_value, count_include_pad,
+          layout):
+    """Pooling for any attributes: the plan, then torch's kernels where they pool as MXNet
+    does, else explicit padding."""
+    x, nd, kernel, stride, pad, out_sizes = _pool_plan(data, kernel, pool_type, global_pool, pooling_convention,
+                                                       stride, pad, p_value, layout)
     if nd == 1:  # torch's fused kernels with a divisor override are 2-d/3-d: pool (1, w) windows
         x, kernel, stride, pad = x.unsqueeze(2), (1,) + kernel, (1,) + stride, (0,) + pad
         out_sizes = [1] + out_sizes
@@ -374,29 +378,40 @@ def pooling(data, *, kernel, pool_type, global_pool, cudnn_off, pooling_conventi
     return _to_channel_last(y) if _channel_last(layout) else y
 
 
-@lowering("Pooling")
-def _lower_pooling(*, kernel, pool_type, global_pool, pooling_convention, stride, pad, count_include_pad,
-                   layout, **_):
-    """Channel-first max/avg/sum pooling that torch's kernels compute exactly as MXNet
-    ('valid' windows, pad at most half the kernel) or global pooling, resolved once."""
+@implementation("Pooling", params=_POOL_PARAMS, num_outputs=_pool_outputs, num_visible_outputs=1,
+                output_names=lambda a: ("output",), aliases=["_npx_pooling"])
+def pooling(*, kernel, pool_type, global_pool, cudnn_off, pooling_convention, stride, pad, p_value,
+            count_include_pad, layout):
+    """MXNet's Pooling: max/avg/sum/lp, 1/2/3-d, global, 'valid' (floor) or 'full' (ceil) sizes.
+
+    ``lp`` computes ``root_p(sum x**p)`` for p in {1, 2, 3} (no absolute value, as MXNet);
+    averages count the padding unless ``count_include_pad=False``. MXNet 1.9.1's 'same'
+    convention fails its own shape check for every input, so it raises here too.
+    Channel-first max/avg/sum pooling that torch's kernels compute exactly as MXNet ('valid'
+    windows, pad at most half the kernel) and global pooling are resolved once; any other
+    case plans each call (``_pool``)."""
+    del cudnn_off
+    attrs = dict(kernel=kernel, pool_type=pool_type, global_pool=global_pool, pooling_convention=pooling_convention,
+                 stride=stride, pad=pad, p_value=p_value, count_include_pad=count_include_pad, layout=layout)
+    general = functools.partial(_pool, **attrs)
     if _channel_last(layout) or pool_type == "lp":
-        return None
+        return general
     if global_pool:
         reduce = {"max": torch.amax, "avg": torch.mean, "sum": torch.sum}[pool_type]
 
         def run_global(data):
-            if data.dim() not in (3, 4, 5):
+            if data.dim() not in (3, 4, 5):  # the check rule words it
                 raise MXNetError("Pooling: global pooling needs 3D, 4D or 5D data, got %s" % (_shape(data),))
             return reduce(data, tuple(range(2, data.dim())), keepdim=True)
         return run_global
     if len(kernel) not in (2, 3) or pooling_convention != "valid":
-        return None
+        return general
     try:
         kernel, stride, pad = _pool_geometry("Pooling", None, kernel, stride, pad, False)
     except MXNetError:
-        return None
+        return general  # it raises MXNet's error on every call
     if any(2 * p > k for p, k in zip(pad, kernel)):
-        return None
+        return general
     include_pad = count_include_pad is None or count_include_pad
     if pool_type == "max" and len(kernel) == 2 and stride == kernel and not any(pad) and kernel != (1, 1):
         return _tiled_max_pool(kernel)
@@ -407,6 +422,12 @@ def _lower_pooling(*, kernel, pool_type, global_pool, pooling_convention, stride
             raise MXNetError("Pooling: data %s does not fit kernel=%s" % (_shape(data), kernel))
         return _pool_native(data, pool_type, kernel, stride, pad, False, include_pad)
     return run
+
+
+@check_rule("Pooling")
+def _check_pooling(attrs, tensors):
+    _pool_plan(tensors[0], attrs["kernel"], attrs["pool_type"], attrs["global_pool"], attrs["pooling_convention"],
+               attrs["stride"], attrs["pad"], attrs["p_value"], attrs["layout"])
 
 
 _TILED_MIN_NUMEL = 8192  # below this, torch's kernel wins over kh*kw elementwise maxima
@@ -716,7 +737,7 @@ def _pooling(attrs, shapes):
     kernel = attrs["kernel"]
     require(len(data) == len(kernel) + 2 and attrs["pooling_convention"] in ("valid", "full"))
     stride, _, pad = _geometry("Pooling", kernel, attrs["stride"], (), attrs["pad"], "pooling")
-    require(all(p < k for p, k in zip(pad, kernel)))
+    require(all(p < k <= n + 2 * p for n, k, p in zip(data[2:], kernel, pad)))  # else the meta run words it
     return [tuple(data[:2]) + tuple(_pool_out_size("Pooling", None, n, k, s, p, attrs["pooling_convention"])
                                     for n, k, s, p in zip(data[2:], kernel, stride, pad))]
 

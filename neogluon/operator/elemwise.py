@@ -13,7 +13,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Bool, Dtype, Float, Int, lowering, register, require, same_shape, shape_rule
+from .registry import Bool, Dtype, Float, Int, implementation, register, require, same_shape, shape_rule
 from .shape import same_dtype
 
 # torch's Tensor methods: called unbound on a tensor they dispatch in less Python-binding
@@ -254,6 +254,7 @@ def _make_broadcast(name, key, fn):
             if lhs.dtype is not rhs.dtype:
                 _check_dtypes(name, lhs, rhs)
             return fn(lhs, rhs)
+        impl.same_dtype_kernel = fn  # see Operator.same_dtype_kernel
     else:
         fn = _as_dtype(fn)
 
@@ -286,10 +287,13 @@ for _key, _fn in _BINARY.items():
 
 
 # ----------------------------------------------------------------------------- with a scalar
+_TENSOR = torch.Tensor
+
+
 def _scalar_kernel(fn, reflected, scalar, is_int):
     """MXNet's scalar ops: an integer array truncates the scalar to an integer; with
     ``is_int=False`` (numpy semantics) it is promoted to float64 instead. The kernel for
-    one scalar (the operator's lowering; its implementation makes it per call)."""
+    one scalar (the operator's implementation)."""
     def run(data):
         if data.is_floating_point():
             s = scalar
@@ -298,18 +302,14 @@ def _scalar_kernel(fn, reflected, scalar, is_int):
         else:
             data, s = data.double(), scalar
         r = fn(s, data) if reflected else fn(data, s)
+        if type(r) is _TENSOR and r.dtype is data.dtype:  # pylint: disable=unidiomatic-typecheck
+            return r  # the usual case, at once
         if not isinstance(r, torch.Tensor):
             r = torch.as_tensor(r)
         if r.dtype == torch.bool:
             return _bool_result(data, r)
         return r if r.dtype == data.dtype else r.to(data.dtype)
     return run
-
-
-def _scalar_fn(fn, reflected=False):
-    def impl(data, *, scalar, is_int=True):
-        return _scalar_kernel(fn, reflected, scalar, is_int)(data)
-    return impl
 
 
 def _rpow(s, x):
@@ -341,10 +341,9 @@ _SCALAR = {
 }
 
 for _name, (_fn, _refl, _aliases) in _SCALAR.items():
-    _impl = _scalar_fn(_fn, _refl)
-    _impl.__doc__ = "Element-wise operation of an array with a scalar (``%s``)." % _name
-    register(_name, params=dict(scalar=Float(1.0), is_int=Bool(True)), aliases=_aliases)(_impl)
-    lowering(_name)(functools.partial(_scalar_kernel, _fn, _refl))
+    implementation(_name, params=dict(scalar=Float(1.0), is_int=Bool(True)), aliases=_aliases,
+                   doc="Element-wise operation of an array with a scalar (``%s``)." % _name)(
+        functools.partial(_scalar_kernel, _fn, _refl))
 
 
 @register("smooth_l1", params=dict(scalar=Float()))
@@ -443,7 +442,7 @@ def amp_cast(data, *, dtype):
     """AMP's cast: floating-point inputs are converted to ``dtype``, others pass unchanged."""
     if not data.is_floating_point() or not getattr(torch, dtype).is_floating_point:
         return data.clone()
-    return data.to(getattr(torch, dtype))
+    return data.to(getattr(torch, dtype), copy=True)  # new memory also when the dtype is the same
 
 
 @register("amp_multicast", variadic="num_outputs", params=dict(num_outputs=Int(), cast_narrow=Bool(False)),

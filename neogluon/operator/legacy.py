@@ -14,7 +14,7 @@ from ..base import MXNetError
 from . import registry
 from .conv import _CONV_PARAMS, _POOL_PARAMS, _conv_infer_args, _conv_weight, _with_bias
 from .norm import _BN_COMMON, _infer_from_axis, _mean_var_names, _visible
-from .registry import Bool, Float, Shape, Str, register, shape_rule
+from .registry import Bool, Float, Shape, Str, check_rule, register, shape_rule
 
 __all__ = []
 
@@ -32,6 +32,11 @@ def convolution_v1(data, weight, bias=None, *, kernel, stride, dilate, pad, num_
     return registry.get("Convolution").fn(data, weight, bias, kernel=kernel, stride=stride, dilate=dilate, pad=pad,
                                           num_filter=num_filter, num_group=num_group, workspace=workspace,
                                           no_bias=no_bias, cudnn_tune=cudnn_tune, cudnn_off=cudnn_off, layout=layout)
+
+
+@check_rule("Convolution_v1")
+def _check_convolution_v1(attrs, tensors):
+    registry.get("Convolution").check(attrs, tensors)
 
 
 _POOL_V1 = dict(kernel=_POOL_PARAMS["kernel"], pool_type=Str("max", choices=("avg", "max", "sum")),
@@ -55,6 +60,11 @@ def pooling_v1(data, *, kernel, pool_type, global_pool, pooling_convention, stri
     return out / area if by_sum else out
 
 
+@check_rule("Pooling_v1")
+def _check_pooling_v1(attrs, tensors):
+    registry.get("Pooling").check(dict(attrs, p_value=None, layout=None), tensors)
+
+
 @register("BatchNorm_v1", inputs=("data", "gamma", "beta"), aux=("moving_mean", "moving_var"),
           params=dict(_BN_COMMON), num_outputs=3, num_visible_outputs=_visible, output_names=_mean_var_names("var"),
           infer_args=_infer_from_axis(None, 1), mode_dependent=True)
@@ -65,6 +75,11 @@ def batch_norm_v1(data, gamma, beta, moving_mean, moving_var, *, eps, momentum, 
                                         fix_gamma=fix_gamma, use_global_stats=use_global_stats,
                                         output_mean_var=output_mean_var, axis=1, cudnn_off=False,
                                         min_calib_range=None, max_calib_range=None, is_train=is_train)
+
+
+@check_rule("BatchNorm_v1")
+def _check_batch_norm_v1(attrs, tensors):
+    registry.get("BatchNorm").check(dict(attrs, axis=1), tensors)
 
 
 # ----------------------------------------------------------------------------- MXNet 0.x NDArray functions

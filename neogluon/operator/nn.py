@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import Bool, Int, Str, lowering, register, same_shape, shape_rule
+from .registry import Bool, Int, Str, check_rule, implementation, same_shape, shape_rule
 
 
 def known(shape):
@@ -34,16 +34,29 @@ def _fc_infer_args(attrs, shapes):
     return shapes
 
 
-@register("FullyConnected", inputs=_fc_inputs, infer_args=_fc_infer_args,
-          params=dict(num_hidden=Int(), no_bias=Bool(False), flatten=Bool(True)))
-def fully_connected(data, weight, bias=None, *, num_hidden, no_bias, flatten):
+@implementation("FullyConnected", inputs=_fc_inputs, infer_args=_fc_infer_args,
+                params=dict(num_hidden=Int(), no_bias=Bool(False), flatten=Bool(True)))
+def fully_connected(*, num_hidden, no_bias, flatten):  # pylint: disable=unused-argument
     """``Y = X W^T + b``; with ``flatten`` the data is first collapsed to 2-d."""
-    x = data.reshape(data.shape[0], -1) if flatten and data.dim() != 2 else data
-    if weight.shape[0] != num_hidden or x.shape[-1] != weight.shape[-1]:
+    def run(data, weight, bias=None):
+        if weight.size(0) != num_hidden:  # torch would not mind: the check rule words it
+            raise MXNetError("FullyConnected: weight %s does not have num_hidden=%d rows"
+                             % (tuple(weight.shape), num_hidden))
+        if flatten and data.dim() != 2:
+            data = data.reshape(data.shape[0], -1)
+        return F.linear(data, weight, bias)
+    return run
+
+
+@check_rule("FullyConnected")
+def _check_fully_connected(attrs, tensors):
+    data, weight = tensors[0], tensors[1]
+    num_hidden = attrs["num_hidden"]
+    units = int(np.prod(data.shape[1:])) if attrs["flatten"] else data.shape[-1]
+    if weight.shape[0] != num_hidden or units != weight.shape[-1]:
         raise MXNetError("Operator FullyConnected: Shape inconsistent, Provided weight = %s, inferred shape=(%d, %d) "
                          "from data %s and num_hidden=%d"
-                         % (tuple(weight.shape), num_hidden, x.shape[-1], tuple(data.shape), num_hidden))
-    return F.linear(x, weight, bias)
+                         % (tuple(weight.shape), num_hidden, units, tuple(data.shape), num_hidden))
 
 
 # MXNet 1.9.1's act_type choices (log_sigmoid and mish came later, in 2.0)
@@ -53,27 +66,9 @@ _ACTIVATIONS = {
 }
 
 
-@register("Activation", params=dict(act_type=Str(choices=tuple(_ACTIVATIONS))))
-def activation(data, *, act_type):
+@implementation("Activation", params=dict(act_type=Str(choices=tuple(_ACTIVATIONS))))
+def activation(*, act_type):
     """Element-wise activation: relu, sigmoid, softrelu (``log(1 + exp(x))``), softsign or tanh."""
-    return _ACTIVATIONS[act_type](data)
-
-
-@lowering("FullyConnected")
-def _lower_fully_connected(*, num_hidden, no_bias, flatten):
-    """``F.linear`` with the flattening decided once (see Operator.lower)."""
-    def run(data, weight, bias=None):
-        if weight.size(0) != num_hidden:
-            raise MXNetError("FullyConnected: weight %s does not have num_hidden=%d rows"
-                             % (tuple(weight.shape), num_hidden))
-        if flatten and data.dim() != 2:
-            data = data.reshape(data.shape[0], -1)
-        return F.linear(data, weight, bias)
-    return run
-
-
-@lowering("Activation")
-def _lower_activation(*, act_type):
     return _ACTIVATIONS[act_type]
 
 # ----------------------------------------------------------------------------- shape rules

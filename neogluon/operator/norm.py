@@ -6,12 +6,14 @@ initialisation and ``Symbol.infer_shape`` rely on. Train/predict differences (ba
 moving statistics) are decided by ``is_train``. LeakyReLU and the softmax family live in
 ``activation.py``, Dropout in ``dropout.py``.
 """
+import functools
+
 import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
 from .elemwise import constant_like
-from .registry import Bool, Float, Int, Str, lowering, register, same_shape, shape_rule
+from .registry import Bool, Float, Int, Str, check_rule, implementation, register, same_shape, shape_rule
 
 
 def _shape(t):
@@ -116,13 +118,19 @@ def _batch_norm_channels_first(x, gamma, beta, moving_mean, moving_var, *, eps, 
     return out.to(x.dtype), mean, invstd
 
 
-def _batch_norm(op, data, gamma, beta, moving_mean, moving_var, *, eps, momentum, fix_gamma,
-                use_global_stats, output_mean_var, axis, is_train, invstd_output=True):
+def _batch_norm_axis(op, data, gamma, beta, moving_mean, moving_var, axis):
+    """The channel axis, once MXNet's checks of the inputs' shapes passed (shapes only)."""
     if data.dim() < 2:
         raise MXNetError("Operator %s: data must have at least 2 dimensions, got shape %s" % (op, _shape(data)))
     ax = _norm_axis(op, axis, data.dim())
     _check_param_shapes(op, data, (data.shape[ax],), gamma=gamma, beta=beta,
                         moving_mean=moving_mean, moving_var=moving_var)
+    return ax
+
+
+def _batch_norm(op, data, gamma, beta, moving_mean, moving_var, *, eps, momentum, fix_gamma,
+                use_global_stats, output_mean_var, axis, is_train, invstd_output=True):
+    ax = _batch_norm_axis(op, data, gamma, beta, moving_mean, moving_var, axis)
     g = constant_like(gamma, 1) if fix_gamma else gamma
     x = data.movedim(ax, 1)
     out, mean, invstd = _batch_norm_channels_first(
@@ -146,17 +154,27 @@ _BATCH_NORM = dict(inputs=("data", "gamma", "beta"), aux=("moving_mean", "moving
                    infer_args=_infer_from_axis("axis"), mode_dependent=True)
 
 
-@register("BatchNorm", **_BATCH_NORM)
-def batch_norm(data, gamma, beta, moving_mean, moving_var, *, eps, momentum, fix_gamma, use_global_stats,
-               output_mean_var, axis, cudnn_off, min_calib_range, max_calib_range, is_train):
+@implementation("BatchNorm", **_BATCH_NORM)
+def batch_norm(*, eps, momentum, fix_gamma, use_global_stats, output_mean_var, axis, is_train, **_):
     """MXNet's BatchNorm along ``axis``: batch statistics in train mode (the moving averages
     are updated in place when backward passes through), moving statistics in predict mode or
     with ``use_global_stats``.
     ``fix_gamma`` uses gamma = 1 with a zero gradient. The optional ``mean``/``var`` outputs
-    are the statistics used, the second as MXNet's inverse standard deviation."""
-    return _batch_norm("BatchNorm", data, gamma, beta, moving_mean, moving_var, eps=eps, momentum=momentum,
-                       fix_gamma=fix_gamma, use_global_stats=use_global_stats,
-                       output_mean_var=output_mean_var, axis=axis, is_train=is_train)
+    are the statistics used, the second as MXNet's inverse standard deviation. Inference on
+    channel axis 1 with a learned gamma is one fused torch call."""
+    if (is_train and not use_global_stats) or fix_gamma or output_mean_var or axis != 1:
+        return functools.partial(_batch_norm, "BatchNorm", eps=eps, momentum=momentum, fix_gamma=fix_gamma,
+                                 use_global_stats=use_global_stats, output_mean_var=output_mean_var, axis=axis,
+                                 is_train=is_train)
+
+    def run(data, gamma, beta, moving_mean, moving_var):
+        return F.batch_norm(data, moving_mean, moving_var, gamma, beta, False, 0.0, eps)
+    return run
+
+
+@check_rule("BatchNorm")
+def _check_batch_norm(attrs, tensors):
+    _batch_norm_axis("BatchNorm", *tensors[:5], attrs["axis"])
 
 
 @register("_contrib_BatchNormWithReLU", **dict(_BATCH_NORM, num_outputs=4))  # + MXNet's hidden ReLU mask
@@ -240,17 +258,6 @@ def instance_norm(data, gamma, beta, *, eps):
     _check_param_shapes("InstanceNorm", data, (data.shape[1],), gamma=gamma, beta=beta)
     return F.instance_norm(data, weight=gamma, bias=beta, eps=eps)
 
-
-@lowering("BatchNorm")
-def _lower_batch_norm(*, eps, fix_gamma, use_global_stats, output_mean_var, axis, is_train, **_):
-    """Inference-mode BatchNorm on channel axis 1 as one fused torch call (moving statistics,
-    learned gamma); training and the other variants keep the full implementation."""
-    if (is_train and not use_global_stats) or fix_gamma or output_mean_var or axis != 1:
-        return None
-
-    def run(data, gamma, beta, moving_mean, moving_var):
-        return F.batch_norm(data, moving_mean, moving_var, gamma, beta, False, 0.0, eps)
-    return run
 
 # ----------------------------------------------------------------------------- shape rules
 # output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)

@@ -5,10 +5,12 @@ Unlike the legacy ``sum``/``max``..., a reduction over all axes gives a 0-d arra
 shape ``(1,)``; ``axis`` is None (all), an int or a tuple; ``mean`` of integers is
 float32; ``argmax``/``argmin`` give int64, as MXNet's NumPy interface does.
 """
+import functools
+
 import torch
 
 from ..base import MXNetError, torch_dtype
-from .registry import Bool, Dtype, Float, Int, Shape, lowering, register
+from .registry import Bool, Dtype, Float, Int, Shape, implementation, register
 
 __all__ = []
 
@@ -34,26 +36,26 @@ def _sum_dtype(data, dtype):
     return torch.int64 if data.dtype == torch.bool else data.dtype
 
 
-@register("_np_sum", inputs=("a",), params=dict(_AXIS, dtype=Dtype(None), initial=Float(None)))
-def np_sum(a, *, axis, keepdims, dtype, initial):
-    """``np.sum``: the input's dtype unless ``dtype`` is given (booleans sum as int64)."""
+def _np_sum(a, *, axis, keepdims, dtype, initial):
     axes = _axes(a, axis, "_np_sum")
     dt = _sum_dtype(a, dtype)
     r = torch.sum(a.to(dt), dim=axes, keepdim=keepdims).to(dt) if axes else a.to(dt).clone()
     return r + initial if initial is not None else r
 
 
-@lowering("_np_sum")
-def _lower_sum(*, axis, keepdims, dtype, initial):
-    """``x.sum()`` of a float array: one torch call (others take the implementation)."""
-    if axis is not None or dtype is not None or initial is not None or keepdims:
-        return None
+def _total(a):
+    """``x.sum()`` of a float array: one torch call."""
+    if a.is_floating_point():
+        return torch.sum(a)
+    return _np_sum(a, axis=None, keepdims=False, dtype=None, initial=None)
 
-    def total(a):
-        if a.is_floating_point():
-            return torch.sum(a)
-        return np_sum(a, axis=None, keepdims=False, dtype=None, initial=None)
-    return total
+
+@implementation("_np_sum", inputs=("a",), params=dict(_AXIS, dtype=Dtype(None), initial=Float(None)))
+def np_sum(*, axis, keepdims, dtype, initial):
+    """``np.sum``: the input's dtype unless ``dtype`` is given (booleans sum as int64)."""
+    if axis is None and dtype is None and initial is None and not keepdims:
+        return _total
+    return functools.partial(_np_sum, axis=axis, keepdims=keepdims, dtype=dtype, initial=initial)
 
 
 @register("_np_prod", inputs=("a",), params=dict(_AXIS, dtype=Dtype(None), initial=Float(None)))

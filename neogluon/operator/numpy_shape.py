@@ -76,13 +76,13 @@ def npx_shape(src, codes, reverse=False, name="_npx_reshape"):
     return tuple(out[::-1]) if reverse else tuple(out)
 
 
-@register("_npx_reshape", inputs=("a",), params=dict(newshape=Shape(), reverse=Bool(False)))
+@register("_npx_reshape", aliasing=True, inputs=("a",), params=dict(newshape=Shape(), reverse=Bool(False)))
 def npx_reshape(a, *, newshape, reverse):
     """``npx.reshape(a, newshape, reverse)``."""
     return a.reshape(npx_shape(tuple(a.shape), newshape, reverse))
 
 
-@register("_np_reshape", inputs=("a",), params=dict(newshape=Shape(), order=Str("C")),
+@register("_np_reshape", aliasing=True, inputs=("a",), params=dict(newshape=Shape(), order=Str("C")),
           infer_inputs=_reshape_infer_inputs)
 def np_reshape(a, *, newshape, order):
     """NumPy's reshape (one -1 inferred; no special codes): ``np.reshape`` and ``x.reshape``."""
@@ -98,7 +98,7 @@ def np_reshape(a, *, newshape, order):
                          % (tuple(a.shape), tuple(newshape))) from None
 
 
-@register("_np_transpose", inputs=("a",), params=dict(axes=Shape(None)))
+@register("_np_transpose", aliasing=True, inputs=("a",), params=dict(axes=Shape(None)))
 def np_transpose(a, *, axes):
     """The axes permuted (reversed when ``axes`` is None)."""
     if axes is None or len(axes) == 0:
@@ -109,7 +109,7 @@ def np_transpose(a, *, axes):
     return a.permute(*[d % a.dim() for d in axes])
 
 
-@register("_np_squeeze", inputs=("a",), params=dict(axis=Shape(None)))
+@register("_np_squeeze", aliasing=True, inputs=("a",), params=dict(axis=Shape(None)))
 def np_squeeze(a, *, axis):
     """The size-1 axes removed (all, or those in ``axis``); no axes left gives a 0-d array."""
     if axis is None:

@@ -18,7 +18,7 @@ import torch
 
 from ..base import MXNetError, torch_dtype
 from .elemwise import zero_grad_output
-from .registry import Bool, Dtype, Int, Shape, Str, lowering, register, remember, require, shape_rule
+from .registry import Bool, Dtype, Int, Shape, Str, implementation, register, remember, require, shape_rule
 
 _INDEX_DTYPES = ("float16", "float32", "float64", "int32", "int64", "uint8")
 _NORM_DTYPES = ("float16", "float32", "float64", "int32", "int64", "int8")
@@ -199,13 +199,7 @@ def _reduce(kernel, data, plan, keepdims):
 
 
 def _register_reduction(name, kernel, doc, aliases=()):
-    def impl(data, *, axis, keepdims, exclude):
-        return _reduce(kernel, data, _reduction_plan(name, data.shape, axis, exclude, keepdims), keepdims)
-    impl.__doc__ = doc
-    register(name, params=_reduce_params(), aliases=list(aliases))(impl)
-
-    @lowering(name)
-    def _lower(*, axis, keepdims, exclude):
+    def reduction(*, axis, keepdims, exclude):
         """The reduction with its plan made once per number of input dimensions."""
         plans = {}
 
@@ -215,6 +209,8 @@ def _register_reduction(name, kernel, doc, aliases=()):
                 plan = remember(plans, data.ndim, _reduction_plan(name, data.shape, axis, exclude, keepdims))
             return _reduce(kernel, data, plan, keepdims)
         return run
+    reduction.__doc__ = doc
+    implementation(name, params=_reduce_params(), aliases=list(aliases))(reduction)
 
 
 _register_reduction("sum", _sum, "Sum over ``axis`` (MXNet's ``sum``; integer sums wrap in the input dtype).",

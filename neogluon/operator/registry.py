@@ -26,8 +26,9 @@ from ..base import MXNetError, _Null, np_dtype
 from ..core import ACTIVE as _ACTIVE, STATE as _STATE, TRACING as _TRACING
 
 __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQUIRED",
-           "Operator", "Entry", "register", "register_operator", "lowering", "shape_rule", "check_rule", "get", "exists",
-           "list_operators", "alias", "remember", "NotCovered", "require", "same_shape", "storage_rule"]
+           "Operator", "Entry", "register", "register_operator", "implementation", "lowering", "shape_rule",
+           "check_rule", "get", "exists",
+           "list_operators", "alias", "remember", "NotCovered", "require", "same_shape"]
 
 # the one cache policy of the dispatch path: a cache (an operator's entries, a kernel's
 # plans per input shape) remembers this many keys and then stops adding (a program that
@@ -240,9 +241,9 @@ class Operator:
     def __init__(self, name, fn, *, inputs=("data",), aux=(), params=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, variadic=None, infer_args=None,
                  infer_shape=None, infer_type=None, mode_dependent=False, differentiable=True,
-                 signature=None, doc=None, infer_inputs=None, check=None):
+                 signature=None, doc=None, infer_inputs=None, check=None, aliasing=False):
         self.name = name
-        self.fn = fn
+        self.fn = fn if fn is not None else self._lowered  # None: the lowering is the implementation
         self.check = check                # (attrs, tensors) -> None, raising MXNetError; see explain
         self.params = dict(params or {})
         for pname, p in self.params.items():
@@ -261,11 +262,19 @@ class Operator:
         self.infer_shape_fn = infer_shape  # (attrs, in_shapes) -> out_shapes, instead of a meta run
         self.infer_type_fn = infer_type
         self.mode_dependent = mode_dependent
+        # the kernel may return an input or a view of one (torch's reshape, permute, split):
+        # an imperative call copies such a result, as every MXNet operator writes new memory
+        # (NDArray.reshape and basic indexing keep views: in MXNet they are no operators)
+        self.aliasing = aliasing
         self.differentiable = differentiable
         self._signature = tuple(signature) if signature is not None else None
         self.aliases = []
-        self.doc = doc if doc is not None else (fn.__doc__ or "")
+        self.doc = doc if doc is not None else (getattr(fn, "__doc__", None) or "")
         self.lowering = None              # attrs -> function of tensors, see lower()
+        # a binary operator whose inputs must share one dtype (MXNet's ElemwiseType) may name
+        # the torch function its kernel runs once that holds: ``entry.run`` calls it directly
+        # when the dtypes are the same object, else the kernel (which raises MXNet's error)
+        self.same_dtype_kernel = getattr(fn, "same_dtype_kernel", None)
         # MXNet's FInferStorageType + FComputeEx: (attrs, input arrays, out) -> the result on
         # sparse storage, or None for the dense kernel (see storage_rule); asked when an
         # input is sparse, or on every call when storage_dense (cast_storage)
@@ -384,10 +393,30 @@ class Operator:
             remember(self._entries, key, hit)
         return hit
 
+    def keyed(self, key, raw, view=False):
+        """The :class:`Entry` for raw attributes, cached under a caller's own hashable
+        stand-in for them (``x[2:10]``'s ``(2, 10)``, ``x[i]``'s ``i``, ``x.reshape``'s shape
+        code): one dict lookup of a key the caller has at hand. The key must not be a tuple
+        of (name, value) pairs, ``()`` or start with the positional marker (the other key
+        forms).
+        ``view``: an entry of its own whose results may be views of the input (see
+        ``aliasing``; ``x.reshape`` is a view in MXNet)."""
+        hit = self._entries.get(key)
+        if hit is None:
+            if view:
+                hit = self.new_entry(raw)
+                hit.view = True
+            else:
+                hit = self.entry(raw)
+            remember(self._entries, key, hit)
+        return hit
+
     def new_entry(self, raw):
         """A new :class:`Entry` for raw attributes, not cached."""
         attrs = self.parse_attrs(raw)
-        return Entry(raw, attrs, len(self.input_names(attrs)))
+        entry = Entry(raw, attrs, len(self.input_names(attrs)))
+        entry.run = self._first_run(entry)
+        return entry
 
     def _plain_entry(self):
         self._plain = self.entry({})
@@ -413,6 +442,9 @@ class Operator:
         operator that does not depend on the mode, ``entry.kernel``, its one kernel."""
         k = self.kernel(entry.attrs, False)
         entry.kernels = (k, self.kernel(entry.attrs, True) if self.mode_dependent else k)
+        if self.aliasing and not entry.view:
+            entry.kernels = tuple(_fresh(f) for f in entry.kernels)
+            k = entry.kernels[0]
         if not self.mode_dependent:
             entry.kernel = k
         return entry.kernels
@@ -442,12 +474,17 @@ class Operator:
         """The operator specialised to fixed attributes: a function of the input tensors
         alone, or None when the operator has no lowering for them.
 
-        A lowering does the attribute work (geometry, layouts, kernel choice) once, at
-        graph-compile time, and leaves per-call checks to torch: the graph executor runs
-        lowered functions and re-runs the checked implementation only to explain a failure."""
+        A kernel factory (:func:`implementation`) does the attribute work (geometry,
+        layouts, kernel choice) once, when an entry or a graph is built, and leaves per-call
+        checks to torch: a failure is explained by the operator's check rule."""
         if self.lowering is None:
             return None
         return self.lowering(**attrs)
+
+    def _lowered(self, *tensors, **attrs):
+        """The implementation of an operator registered with :func:`implementation`: its
+        kernel for the attributes, run on the tensors."""
+        return self.lowering(**attrs)(*tensors)
 
     def __call__(self, *tensors, **attrs):
         """Run the torch implementation on tensors with parsed attributes."""
@@ -467,11 +504,12 @@ class Operator:
            explains the failure (:meth:`explain`) and one error is raised.
 
         ``raw`` holds keyword attributes (Python values or JSON strings); ``entry`` a
-        cache entry already found (the generated functions' fast path)."""
-        if _ACTIVE.count or trace is not None:
-            hook = trace or _TRACING.hook
-            if hook is not None:
-                return hook(self, inputs, (raw or {}) if entry is None else entry.raw, out)
+        cache entry already found (by position, see :meth:`lookup`). Steps 1, 3 and 4 for
+        an entry's own input count are ``entry.run(*arrays)`` (see :func:`_bind`), which
+        the generated functions, the dunders, ``x[key]`` and ``x.reshape`` call directly
+        once they hold the entry."""
+        if trace is not None:
+            return trace(self, inputs, (raw or {}) if entry is None else entry.raw, out)
         if entry is None:
             if raw:
                 try:
@@ -480,39 +518,24 @@ class Operator:
                     entry = self.entry(raw)
             else:
                 entry = self._plain or self._plain_entry()
+        if out is None and len(inputs) == entry.n:
+            return entry.run(*inputs)
+        return self._general(entry, inputs, out)
+
+    def _general(self, entry, inputs, out):
+        """``call`` for any other input list (optional inputs left out, wrong types
+        explained) or an ``out=`` array: the same steps, on a list."""
+        if _ACTIVE.count:
+            hook = _TRACING.hook
+            if hook is not None:
+                return hook(self, inputs, entry.raw, out)
         if self.storage is not None and (self.storage_dense or _has_sparse(inputs)):
             res = self._storage_call(entry, inputs, out)
             if res is not None:
                 return res
         kernel = entry.kernel or self._mode_kernel(entry)
-        n = entry.n
-        a = None
-        try:  # the common arities without a loop; any other input list takes the general path
-            if n == 1:
-                x, = inputs
-                a = x._t
-                if a.requires_grad and not _STATE.recording:
-                    a = a.detach()
-                res = kernel(a)
-            elif n == 2:
-                x, y = inputs
-                a, b = x._t, y._t
-                if (a.requires_grad or b.requires_grad) and not _STATE.recording:
-                    a, b = a.detach(), b.detach()
-                res = kernel(a, b)
-            elif n == 3:
-                x, y, z = inputs
-                a, b, c = x._t, y._t, z._t
-                if (a.requires_grad or b.requires_grad or c.requires_grad) and not _STATE.recording:
-                    a, b, c = a.detach(), b.detach(), c.detach()
-                res = kernel(a, b, c)
-            else:
-                return self._general(entry, kernel, inputs, out)
-        except Exception as err:  # pylint: disable=broad-except
-            if a is None:  # an input list the fast path does not take (None, not an NDArray, longer)
-                return self._general(entry, kernel, inputs, out)
-            raise self.explain(entry.attrs, [x._t for x in inputs], err) from None
-        if type(res) is _Tensor and out is None:  # pylint: disable=unidiomatic-typecheck
+        res = self._run(entry, kernel, self._tensors(entry, inputs))
+        if out is None and type(res) is _Tensor:  # pylint: disable=unidiomatic-typecheck
             arr = _new(_ARRAY)
             arr._t = res
             return arr
@@ -529,14 +552,23 @@ class Operator:
         res = _STORED(res)
         return res if out is None or res is out else res.copyto(out)
 
-    def _general(self, entry, kernel, inputs, out):
-        """``call`` for any other input list: optional inputs left out, wrong types explained."""
-        res = self._run(entry, kernel, self._tensors(entry, inputs))
-        if out is None and type(res) is _Tensor:  # pylint: disable=unidiomatic-typecheck
-            arr = _new(_ARRAY)
-            arr._t = res
-            return arr
-        return _WRAP(res, out)
+    def _first_run(self, entry):
+        """``entry.run`` until the entry first runs: it builds the kernels and the runner
+        for the entry's input count (:func:`_bind`), which replaces it; once a call gave one
+        array, by the runner that does not test the kernel's result."""
+        def run(*inputs):
+            if entry.kernels is None:
+                self._build(entry)
+            entry.run = _bind(self, entry)
+            res = entry.run(*inputs)
+            if type(res) is _ARRAY and self.one_result(entry.attrs):  # pylint: disable=unidiomatic-typecheck
+                entry.run = _bind(self, entry, True)  # the kernel gives a tensor: no test of its result
+            return res
+        return run
+
+    def one_result(self, attrs):
+        """Whether a call with these attributes has one output (of one in all)."""
+        return self.num_outputs(attrs) == 1 and self.num_visible_outputs(attrs) == 1
 
     def _run(self, entry, kernel, ts):
         """The kernel on tensors gathered by the general path (the recording rule applied)."""
@@ -606,7 +638,7 @@ class Operator:
                 self.check_inputs(attrs, tensors)
             except MXNetError as e:
                 return e
-            if self.check is not None:
+            if self.check is not None and not isinstance(err, RuntimeError):
                 return err  # the operator's own rule found nothing: its kernel's error stands
         if isinstance(err, MXNetError):
             return err
@@ -633,22 +665,11 @@ class Operator:
             return  # the meta run cannot tell (values needed, or torch's own check): the kernel's error stands
 
 
-def _has_sparse(inputs):
-    """Whether an input of a call is a sparse array (``_sparse``, a class attribute)."""
-    try:
-        for x in inputs:
-            if x._sparse:
-                return True
-    except AttributeError:  # None or a non-array: the general path explains it
-        return any(getattr(x, "_sparse", False) for x in inputs)
-    return False
-
-
 class Entry:
     """One cached call form of an operator: the raw attributes it was called with, the
     parsed attributes, the number of inputs they give, and the kernels (predict, train),
     made on first run (``kernel``: the one kernel of an operator that has no modes)."""
-    __slots__ = ("raw", "attrs", "n", "kernels", "kernel")
+    __slots__ = ("raw", "attrs", "n", "kernels", "kernel", "run", "view")
 
     def __init__(self, raw, attrs, n):
         self.raw = dict(raw)
@@ -656,9 +677,21 @@ class Entry:
         self.n = n
         self.kernels = None
         self.kernel = None
+        self.run = None  # Operator.call on exactly n arrays (set by Operator.new_entry)
+        self.view = False  # results may be views of the inputs (see Operator.aliasing)
 
     def __repr__(self):
         return "<Entry %r>" % (self.attrs,)
+
+
+def _fresh(kernel):
+    """``kernel`` with its results copied: the imperative kernel of an aliasing operator."""
+    def run(*tensors):
+        res = kernel(*tensors)
+        if type(res) is _Tensor:  # pylint: disable=unidiomatic-typecheck
+            return res.clone()
+        return type(res)(r.clone() for r in res)
+    return run
 
 
 _POSITIONAL = object()  # marks the keys of Operator.lookup
@@ -675,6 +708,7 @@ def set_array_type(array_type, wrap):
     results with several outputs or an ``out=`` array."""
     global _ARRAY, _WRAP  # pylint: disable=global-statement
     _ARRAY, _WRAP = array_type, wrap
+    _BINDERS.clear()
 
 
 def set_storage_wrap(wrap):
@@ -682,6 +716,125 @@ def set_storage_wrap(wrap):
     storage rule returns (a dense tensor, a sparse storage, or a tuple of them)."""
     global _STORED  # pylint: disable=global-statement
     _STORED = wrap
+
+
+# ``entry.run``: Operator.call's steps for one entry on its own number of arrays, bound once
+# (the entry's kernel, its attributes), so that a call is one Python frame over the kernel.
+# One template, generated per input count as the mx.nd functions are (see ndarray/register.py).
+_RUN_BODY = """
+    if _ACTIVE.count:  # 1. the tracing hook (only a program that traces reads the thread's)
+        _hook = _TRACING.hook
+        if _hook is not None:
+            return _hook(_op, ({args},), _entry.raw, None)
+    try:
+        {ts} = {get}
+    except AttributeError:  # an input that is not an array: the general path explains it
+        return _op._general(_entry, ({args},), None)
+    if ({grad}) and not _STATE.recording:  # 3. the recording rule
+        {ts} = {detach}
+    try:  # 4. the kernel; a failure explained by the check rule
+        _res = {kernel}({ts})
+    except Exception as _err:  # pylint: disable=broad-except
+        raise _op.explain(_entry.attrs, [{ts}], _err) from None{result}"""
+_ONE_RESULT = """
+    _arr = _new(_ARRAY)
+    _arr._t = _res
+    return _arr"""
+_ANY_RESULT = """
+    if _type(_res) is _Tensor:
+        _arr = _new(_ARRAY)
+        _arr._t = _res
+        return _arr
+    return _WRAP(_res, None)"""
+
+
+def run_source(args, indent="    ", kernel="_kernel", one=False, op="_op", entry="_entry"):
+    """The source of :meth:`Operator.call`'s steps 1, 3 and 4 on the arrays named ``args``
+    for the entry ``_entry`` of the operator ``_op``, with the kernel ``kernel`` (an
+    expression of the tensors' names ``_t0``, ...): the one template every call site's
+    code is generated from (``entry.run``, the mx.nd functions, ``x[key]``, ``x.reshape``).
+    ``one``: the kernel is known to give one tensor; ``op`` and ``entry``: other names for
+    ``_op`` and ``_entry``. Its names (see :func:`run_scope`) start with an underscore, so
+    they never meet an operator's argument names."""
+    ts = ["_t%d" % i for i in range(len(args))]
+    src = _RUN_BODY.format(
+        args=", ".join(args), ts=", ".join(ts), get=", ".join("%s._t" % x for x in args),
+        grad=" or ".join("%s.requires_grad" % t for t in ts), detach=", ".join("%s.detach()" % t for t in ts),
+        kernel=kernel, result=_ONE_RESULT if one else _ANY_RESULT)
+    src = src.replace("_op.", op + ".").replace("(_op,", "(%s," % op).replace("_entry.", entry + ".")
+    src = src.replace("(_entry,", "(%s," % entry)
+    return src.replace("\n    ", "\n" + indent)
+
+
+def run_scope():
+    """The globals :func:`run_source`'s code reads (call after :func:`set_array_type`)."""
+    return {"_ACTIVE": _ACTIVE, "_TRACING": _TRACING, "_STATE": _STATE, "_Tensor": _Tensor, "_type": type,
+            "_new": _new, "_ARRAY": _ARRAY, "_WRAP": _WRAP}
+
+
+_BINDERS = {}  # (input count, mode-dependent, same-dtype kernel, one result) -> bind
+
+
+def same_dtype_kernel(op, n):
+    """The kernel expression of :func:`run_source` for ``op`` on ``n`` inputs: its
+    ``same_dtype_kernel`` (``_fast``) when the two dtypes are the same, else ``_kernel``."""
+    if n == 2 and op.same_dtype_kernel is not None and op.lowering is None and not op.mode_dependent:
+        return "(_fast if _t0.dtype is _t1.dtype else _kernel)"
+    return None
+
+
+def _bind(op, entry, one=False):
+    """The function running ``op`` for ``entry`` on ``entry.n`` arrays (``entry.run``);
+    ``one``: the kernel is known to give one tensor (see ``Operator._first_run``). An
+    operator with a storage rule first asks it when an input is sparse (after the tracing
+    hook); the others pay nothing for sparse storage."""
+    run = _bind_dense(op, entry, one)
+    if op.storage is None:
+        return run
+
+    def run_stored(*inputs):
+        if not (_ACTIVE.count and _TRACING.hook is not None) and (op.storage_dense or _has_sparse(inputs)):
+            res = op._storage_call(entry, inputs, None)  # pylint: disable=protected-access
+            if res is not None:
+                return res
+        return run(*inputs)
+    return run_stored
+
+
+def _bind_dense(op, entry, one):
+    """:func:`_bind`'s function for dense arrays: :func:`run_source`'s template for the
+    entry's input count."""
+    n = entry.n
+    if not 1 <= n <= 3:
+        return functools.partial(_run_list, op, entry)
+    fast = same_dtype_kernel(op, n)
+    key = (n, op.mode_dependent, fast is not None, one)
+    binder = _BINDERS.get(key)
+    if binder is None:
+        kernel = "_kernels[_STATE.training]" if op.mode_dependent else fast or "_kernel"
+        args = ["x%d" % i for i in range(n)]
+        src = "def bind(_op, _entry, _kernel, _kernels, _fast):\n    def run(%s):%s\n    return run\n" % (
+            ", ".join(args), run_source(args, "        ", kernel, one))
+        scope = run_scope()
+        exec(compile(src, "<neogluon.operator.run%d>" % n, "exec"), scope)  # pylint: disable=exec-used
+        binder = _BINDERS[key] = scope["bind"]
+    return binder(op, entry, entry.kernel, entry.kernels, op.same_dtype_kernel)
+
+
+def _run_list(op, entry, *inputs):
+    """``entry.run`` for an operator without inputs or with more than three."""
+    return op._general(entry, inputs, None)  # pylint: disable=protected-access
+
+
+def _has_sparse(inputs):
+    """Whether an input of a call is a sparse array (``_sparse``, a class attribute)."""
+    try:
+        for x in inputs:
+            if x._sparse:
+                return True
+    except AttributeError:  # None or a non-array: the general path explains it
+        return any(getattr(x, "_sparse", False) for x in inputs)
+    return False
 
 
 _REGISTRY = {}
@@ -712,9 +865,27 @@ def lowering(name):
     """Decorator: register a lowering for operator ``name`` (see :meth:`Operator.lower`).
 
     The decorated factory takes the parsed attributes as keywords and returns a function
-    of the input tensors, or None to keep the generic implementation for those attributes."""
+    of the input tensors, or None to keep the generic implementation for those attributes.
+    neogluon's own operators no longer use it: an operator whose kernel factory is its
+    implementation registers with :func:`implementation` and a :func:`check_rule`."""
     def deco(factory):
         get(name).lowering = factory
+        return factory
+    return deco
+
+
+def implementation(name, **schema):
+    """Decorator: register MXNet operator ``name`` whose one implementation is the decorated
+    kernel factory: ``factory(**attrs)`` gives the function of the input tensors (the
+    attribute work done once, as a lowering does); the argument and shape checks live in
+    its check rule (:func:`check_rule`), registered beside it. Takes :func:`register`'s
+    keywords (``aliases``, ``params``, ...)."""
+    aliases = schema.pop("aliases", ())
+
+    def deco(factory):
+        op = Operator(name, None, **dict(schema, doc=schema.get("doc", factory.__doc__ or "")))
+        op.lowering = factory
+        register_operator(op, aliases)
         return factory
     return deco
 
@@ -726,6 +897,20 @@ def check_rule(name):
     is run on meta tensors instead. Equivalent to ``register(..., check=rule)``."""
     def deco(rule):
         get(name).check = rule
+        return rule
+    return deco
+
+
+def storage_rule(name, dense=False):
+    """Decorator: register the storage rule of operator ``name`` (MXNet's
+    FInferStorageType with its sparse FComputeEx): ``(attrs, input arrays, out) -> result``
+    on the storage MXNet gives (``out`` itself when the rule wrote into it, as an in-place
+    optimizer update does), or None to run the dense kernel. It is asked when an
+    input is sparse; with ``dense=True`` on every call (an operator whose attributes
+    choose the output storage, as cast_storage)."""
+    def deco(rule):
+        op = get(name)
+        op.storage, op.storage_dense = rule, dense
         return rule
     return deco
 
@@ -755,20 +940,6 @@ def shape_rule(name):
     for a case it leaves to the meta run."""
     def deco(rule):
         get(name).infer_shape_fn = rule
-        return rule
-    return deco
-
-
-def storage_rule(name, dense=False):
-    """Decorator: register the storage rule of operator ``name`` (MXNet's
-    FInferStorageType with its sparse FComputeEx): ``(attrs, input arrays, out) -> result``
-    on the storage MXNet gives (``out`` itself when the rule wrote into it, as an in-place
-    optimizer update does), or None to run the dense kernel. It is asked when an
-    input is sparse; with ``dense=True`` on every call (an operator whose attributes
-    choose the output storage, as cast_storage)."""
-    def deco(rule):
-        op = get(name)
-        op.storage, op.storage_dense = rule, dense
         return rule
     return deco
 

@@ -13,7 +13,8 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import REQUIRED, Bool, Float, Int, Shape, Str, lowering, register, remember, require, shape_rule
+from .registry import (REQUIRED, Bool, Float, Int, Shape, Str, check_rule, implementation, register,
+                       remember, require, shape_rule)
 
 __all__ = ["IntOrNone", "norm_axis", "op_error", "infer_reshape"]
 
@@ -158,23 +159,13 @@ def _reshape_infer_inputs(attrs, shapes, outs):
     return [tuple(d or int(np.prod(outs[0])) // rest for d in data)]
 
 
-@register("Reshape", aliases=["reshape"], infer_inputs=_reshape_infer_inputs,
-          params=dict(shape=Shape(()), reverse=Bool(False), target_shape=Shape(()), keep_highest=Bool(False)))
-def reshape(data, *, shape, reverse, target_shape, keep_highest):
+@implementation("Reshape", aliasing=True, aliases=["reshape"], infer_inputs=_reshape_infer_inputs,
+                params=dict(shape=Shape(()), reverse=Bool(False), target_shape=Shape(()), keep_highest=Bool(False)))
+def reshape(*, shape, reverse, target_shape, keep_highest):
     """Reshape with MXNet's special codes: 0 copies a dimension, -1 infers one, -2 copies
     the rest, -3 merges two, -4 splits one into the next two codes; ``reverse`` applies
-    the codes from the right. The deprecated ``target_shape``/``keep_highest`` also work."""
-    try:
-        out = infer_reshape(_shape(data), shape, reverse, target_shape, keep_highest)
-    except ValueError as e:
-        raise op_error("Reshape", "cannot reshape with shape=%s reverse=%s: %s" % (shape, reverse, e),
-                       data.shape) from None
-    return data.reshape(out)
-
-
-@lowering("Reshape")
-def _lower_reshape(*, shape, reverse, target_shape, keep_highest):
-    """Reshape with its target derived once per input shape (errors: the checked path)."""
+    the codes from the right. The deprecated ``target_shape``/``keep_highest`` also work.
+    The target is derived once per input shape."""
     plans = {}
 
     def run(data):
@@ -186,13 +177,23 @@ def _lower_reshape(*, shape, reverse, target_shape, keep_highest):
     return run
 
 
-@register("Flatten", aliases=["flatten"])
+@check_rule("Reshape")
+def _check_reshape(attrs, tensors):
+    data = tensors[0]
+    try:
+        infer_reshape(_shape(data), attrs["shape"], attrs["reverse"], attrs["target_shape"], attrs["keep_highest"])
+    except ValueError as e:
+        raise op_error("Reshape", "cannot reshape with shape=%s reverse=%s: %s" % (attrs["shape"], attrs["reverse"], e),
+                       data.shape) from None
+
+
+@register("Flatten", aliasing=True, aliases=["flatten"])
 def flatten(data):
     """Collapse all dimensions after the first: ``(d0, d1*...*dk)``; a 1-d input gives ``(d0, 1)``."""
     return data.reshape(data.shape[0], -1) if data.dim() else data.reshape(1, 1)
 
 
-@register("transpose", params=dict(axes=Shape(())))
+@register("transpose", aliasing=True, params=dict(axes=Shape(())))
 def transpose(data, *, axes):
     """Permute the axes; empty ``axes`` reverses them."""
     if not axes:
@@ -205,14 +206,14 @@ def transpose(data, *, axes):
     return data.permute(*perm)
 
 
-@register("SwapAxis", aliases=["swapaxes"], params=dict(dim1=Int(0), dim2=Int(0)))
+@register("SwapAxis", aliasing=True, aliases=["swapaxes"], params=dict(dim1=Int(0), dim2=Int(0)))
 def swap_axis(data, *, dim1, dim2):
     """Interchange two axes."""
     n = data.dim()
     return data.transpose(norm_axis(dim1, n, "SwapAxis", "dim1"), norm_axis(dim2, n, "SwapAxis", "dim2"))
 
 
-@register("expand_dims", params=dict(axis=Int()))
+@register("expand_dims", aliasing=True, params=dict(axis=Int()))
 def expand_dims(data, *, axis):
     """Insert a size-1 axis at ``axis`` (in ``[-ndim-1, ndim]``)."""
     n = data.dim()
@@ -222,7 +223,7 @@ def expand_dims(data, *, axis):
     return data.unsqueeze(axis % (n + 1))
 
 
-@register("squeeze", params=dict(axis=Shape(None)))
+@register("squeeze", aliasing=True, params=dict(axis=Shape(None)))
 def squeeze(data, *, axis):
     """Remove size-1 axes (all of them, or those in ``axis``); a result with no axes
     left has shape ``(1,)``, as MXNet 1.x has no 0-d arrays."""
@@ -359,7 +360,7 @@ def _squeeze_parts(op, parts, axis, squeeze_axis):
     return tuple(p.squeeze(axis) for p in parts)
 
 
-@register("SliceChannel", aliases=["split"], num_outputs=lambda a: a["num_outputs"],
+@register("SliceChannel", aliasing=True, aliases=["split"], num_outputs=lambda a: a["num_outputs"],
           params=dict(num_outputs=Int(), axis=Int(1), squeeze_axis=Bool(False)))
 def slice_channel(data, *, num_outputs, axis, squeeze_axis):
     """Split into ``num_outputs`` equal parts along ``axis`` (optionally dropping the axis)."""
@@ -376,7 +377,7 @@ def _split_v2_count(attrs):
     return attrs["sections"] if attrs["sections"] > 0 else len(attrs["indices"])
 
 
-@register("_split_v2", num_outputs=_split_v2_count,
+@register("_split_v2", aliasing=True, num_outputs=_split_v2_count,
           params=dict(indices=Shape(), axis=Int(1), squeeze_axis=Bool(False), sections=Int(0)))
 def split_v2(data, *, indices, axis, squeeze_axis, sections):
     """Split at the start ``indices`` (the first is 0) or into ``sections`` equal parts."""
@@ -495,7 +496,7 @@ def _range(begin, end, ndim):
     return b, e
 
 
-@register("reshape_like", inputs=("lhs", "rhs"),
+@register("reshape_like", aliasing=True, inputs=("lhs", "rhs"),
           params=dict(lhs_begin=IntOrNone(None), lhs_end=IntOrNone(None),
                       rhs_begin=IntOrNone(None), rhs_end=IntOrNone(None)))
 def reshape_like(lhs, rhs, *, lhs_begin, lhs_end, rhs_begin, rhs_end):

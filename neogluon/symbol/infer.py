@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError, FLAG_TO_DTYPE, np_dtype, torch_dtype
-from ..operator.registry import literal
+from ..operator.registry import NotCovered, literal
 from .symbol import topo_order, aux_nodes
 
 __all__ = ["infer_shape", "infer_type", "infer_graph", "known"]
@@ -209,7 +209,7 @@ class _Graph:
             data = tuple(d or size for d in shapes[0])
             try:
                 runs.append(op.infer_args(attrs, [data] + [s if known(s) else None for s in shapes[1:]]))
-            except Exception:  # pylint: disable=broad-except
+            except MXNetError:  # the probe sizes do not fit the operator: nothing learnt
                 return filled
         out = list(filled) if filled is not None else [None] * len(shapes)
         for i, (a, b) in enumerate(zip(*runs)):
@@ -266,7 +266,10 @@ def abstract_outputs(node, shapes, dtypes):
     op, attrs = node.op, node.parsed
     rule = op.infer_shape_fn
     if rule is not None:
-        out_shapes = _ruled(op, attrs, shapes)
+        try:
+            out_shapes = _ruled(op, attrs, shapes)
+        except MXNetError as e:  # the rule found the user's mistake: reported once, as the meta run would
+            raise _node_error(node, shapes, e) from None
         if out_shapes is not None:
             return out_shapes, _out_dtypes(node, dtypes, len(out_shapes))
     outs = run_abstract(node, shapes, dtypes)
@@ -283,15 +286,20 @@ def _ruled(op, attrs, shapes):
         if not all(e is None or tuple(e) == tuple(s) for e, s in zip(derived[1:], shapes[1:])):
             return None
         return [tuple(int(d) for d in s) for s in op.infer_shape_fn(attrs, [tuple(s) for s in shapes])]
-    except Exception:  # pylint: disable=broad-except  (a rule's NotCovered, or its own error)
-        return None  # a rule never reports: the meta run below decides, or words the error
+    except NotCovered:
+        return None  # a case the rule leaves to the meta run below, which also words errors
 
 
 def _call(node, tensors):
     attrs = node.parsed
     if node.op.mode_dependent:
         attrs = dict(attrs, is_train=False)
-    res = node.op.fn(*tensors, **attrs)
+    try:
+        res = node.op.fn(*tensors, **attrs)
+    except (NotImplementedError, RuntimeError, ValueError, IndexError, TypeError):
+        if node.op.check is not None:  # the operator's check rule words the user's mistake
+            node.op.check(attrs, tensors)
+        raise
     return [res] if isinstance(res, torch.Tensor) else list(res)
 
 
