@@ -108,6 +108,9 @@ def aux_nodes(order):
     return aux
 
 
+_AMP_CASTS = ("amp_cast", "amp_multicast")
+
+
 class Symbol:
     """A symbolic graph with one or more outputs (``mx.sym.Symbol``)."""
     __slots__ = ("_outputs", "__weakref__")
@@ -251,12 +254,31 @@ class Symbol:
 
     # ------------------------------------------------------------------ serialisation, inference, binding
     def tojson(self, remove_amp_cast=True):
+        """MXNet's JSON text; with ``remove_amp_cast`` (the default, as in MXNet) without
+        the ``amp_cast``/``amp_multicast`` nodes (see :meth:`_remove_amp_cast`)."""
         from .json import to_json
-        return to_json(self)
+        return to_json(self._remove_amp_cast() if remove_amp_cast else self)
 
     def save(self, fname, remove_amp_cast=True):
         from ..fileio import atomic_write
-        atomic_write(fname, self.tojson(), "Symbol.save")
+        atomic_write(fname, self.tojson(remove_amp_cast), "Symbol.save")
+
+    def _remove_amp_cast(self):
+        """A copy whose nodes read past every ``amp_cast`` (to its input) and ``amp_multicast``
+        (output i to input i), MXNet's ``RemoveAmpCast`` pass: the graph outputs are kept
+        as they are. The symbol itself when it has no such node."""
+        order = topo_order(self._outputs)
+        if not any(n.op is not None and n.op.name in _AMP_CASTS for n in order):
+            return self
+        copies = {}
+        for node in order:  # post-order: a cast's own inputs are rewired before its readers
+            new = copies[id(node)] = Node(node.op, node.name, dict(node.attrs))
+            new.version = node.version
+            for src, i, v in node.inputs:
+                while src.op is not None and src.op.name in _AMP_CASTS:
+                    src, i, v = src.inputs[0 if src.op.name == "amp_cast" else i]
+                new.inputs.append((copies[id(src)], i, v))
+        return Symbol([(copies[id(n)], i) for n, i in self._outputs])
 
     def infer_shape(self, *args, **kwargs):
         from .infer import infer_shape
