@@ -1,6 +1,7 @@
 """``mx.io.ImageRecordIter``'s default-augmenter arguments against MXNet 1.9.1
 (tools/make_extra_fixtures_image_record_aug.py): rotation, shear, random scale, size bounds,
-fill value, pad, mirror, HSL, PCA noise and ``mean_img``.
+fill value, pad, crop size, mirror, brightness/contrast/saturation, HSL, PCA noise, random
+contrast and illumination, and ``mean_img``.
 
 Deterministic configurations are compared value by value. OpenCV's ``warpAffine`` rounds
 differently in MXNet's OpenCV 3.4.2 and the OpenCV here: warped pixels differ by at most 3
@@ -22,7 +23,7 @@ from image_record_aug_cases import CONFIGS, EPOCHS, REC, SHAPE  # noqa: E402
 HERE = os.path.join(os.path.dirname(__file__), "fixtures", "extra", "image_record_aug")
 BATCHES = np.load(os.path.join(HERE, "batches.npz"))
 WARPED = ["rotate", "rotate_fill", "scale", "aspect_shear_zero"]
-EXACT = ["img_size", "pad", "mirror"]
+EXACT = ["img_size", "pad", "mirror", "crop_size"]
 
 
 def batch(name, epoch=0, **extra):
@@ -183,3 +184,45 @@ def test_unsupported_arguments_raise():
         mx.io.ImageRecordIter(path_imgrec=REC, data_shape=SHAPE, batch_size=2, random_resized_crop=True)
     with pytest.raises(mx.MXNetError, match="inter_method"):
         mx.io.ImageRecordIter(path_imgrec=REC, data_shape=SHAPE, batch_size=2, rotate=10, inter_method=7)
+
+
+def _fit_jitter(kind, out, base):
+    """The factor ``alpha`` that explains one image's jitter, and the largest difference of
+    the reconstruction (clipped and rounded, as OpenCV) from ``out`` (HWC float arrays)."""
+    import cv2
+    # MXNet's grey levels read its RGB pixels as BGR
+    grey = cv2.cvtColor(base.astype(np.uint8), cv2.COLOR_BGR2GRAY).astype(np.float64)[:, :, None]
+    anchor = {"brightness": 0.0, "contrast": grey.mean(), "saturation": grey}[kind]
+    anchor = np.broadcast_to(anchor, base.shape)
+    ok = (out > 0) & (out < 255) & (np.abs(base - anchor) > 8)
+    alpha = np.sum((out - anchor)[ok] * (base - anchor)[ok]) / np.sum((base - anchor)[ok] ** 2)
+    rebuilt = np.clip(np.rint(base * alpha + anchor * (1 - alpha)), 0, 255)
+    return alpha, np.abs(rebuilt - out).max()
+
+
+@pytest.mark.parametrize("kind", ["brightness", "contrast", "saturation"])
+def test_color_jitter_is_explained_by_one_factor_per_image(kind):
+    base = batch("rotate", rotate=-1).transpose(0, 2, 3, 1)  # the plain centre crops
+    ours = mx.io.ImageRecordIter(path_imgrec=REC, data_shape=SHAPE, batch_size=7, seed=2, **CONFIGS[kind])
+    for out in [BATCHES["%s/%d" % (kind, e)] for e in range(EPOCHS[kind])] + [ours.next().data[0].asnumpy()]:
+        alphas = []
+        for o, b in zip(out.transpose(0, 2, 3, 1), base):
+            alpha, err = _fit_jitter(kind, o, b)
+            assert 0.69 < alpha < 1.31 and err <= 1, (alpha, err)
+            alphas.append(alpha)
+        assert np.std(alphas) > 0.02
+
+
+def test_random_contrast_and_illumination_scale_and_shift_before_std():
+    base = batch("rotate", rotate=-1)
+    mean = np.array([100.0, 110.0, 120.0]).reshape(3, 1, 1)
+    factor = (0.5 / np.array([2.0, 3.0, 4.0])).reshape(3, 1, 1)
+    ours = batch("contrast_illumination")
+    for out in [BATCHES["contrast_illumination/%d" % e] for e in range(2)] + [ours]:
+        for o, b in zip(out, base):
+            x = (b - mean).ravel()
+            design = np.stack([x, np.ones_like(x)], 1)
+            (c, i), *_ = np.linalg.lstsq(design, (o / factor).ravel(), rcond=None)
+            assert np.abs(design @ [c, i] - (o / factor).ravel()).max() < 1e-3
+            assert 0.7 <= c <= 1.3 and -20 <= i <= 20
+

@@ -12,10 +12,16 @@ In MXNet's order (src/io/image_aug_default.cc):
    and sine of the angle, ``hs = 2*scale/(1+ratio)``, ``ws = ratio*hs``, the output
    ``scale * size`` bounded by the size bounds, the image centred in it;
 3. ``pad`` pixels of ``fill_value`` on every side;
-4. the crop of ``data_shape`` (centre, or uniform with ``rand_crop``);
-5. HSL shift (``random_h/s/l``): integer offsets drawn in [-max, max) added to OpenCV's
-   8-bit HLS channels, clipped to 180/255/255;
-6. PCA lighting noise (``pca_noise``): AlexNet's eigenvectors and eigenvalues, weights
+4. the crop of ``data_shape`` (centre, or uniform with ``rand_crop``); with
+   ``min/max_crop_size`` a square of a size drawn in [min, max] is cut instead and resized
+   to ``data_shape``;
+5. colour jitter: ``brightness`` (pixels times ``1 + U(-b, b)``), ``contrast`` (towards the
+   image's mean grey level), ``saturation`` (towards each pixel's grey level), each rounded
+   to uint8 as OpenCV's ``convertTo``/``addWeighted``; the grey levels, as MXNet's, convert
+   the RGB pixels with OpenCV's BGR weights;
+6. HSL shift (``random_h/s/l``): integer offsets drawn in [-max, max) added to OpenCV's
+   8-bit HLS channels (of the RGB pixels read as BGR, as MXNet), clipped to 180/255/255;
+7. PCA lighting noise (``pca_noise``): AlexNet's eigenvectors and eigenvalues, weights
    drawn from N(0, pca_noise), the RGB offset added with rounding and saturation.
 
 The draws come from the iterator's Python generator, in MXNet's order (MXNet's C++ engine
@@ -31,6 +37,9 @@ from ..base import MXNetError
 _EIGVAL = np.array([55.46, 4.794, 1.148], np.float32)
 _EIGVEC = np.array([[-0.5675, 0.7192, 0.4009], [-0.5808, -0.0045, -0.8140], [-0.5836, -0.6948, 0.4203]],
                    np.float32)
+# MXNet's augmenter gets RGB images but converts them with OpenCV's BGR codes (grey levels
+# weigh red 0.114 and blue 0.299; hue turns the other way): its results are kept
+_GREY, _HLS, _HLS_BACK = 6, 52, 60  # cv2.COLOR_BGR2GRAY, COLOR_BGR2HLS, COLOR_HLS2BGR
 # MXNet's interpolation codes to OpenCV's (0 nearest, 1 linear, 2 cubic, 3 area, 4 Lanczos)
 _CV_INTER = (0, 1, 2, 3, 4)
 
@@ -49,7 +58,8 @@ class DefaultAugmenter:
     def __init__(self, data_shape, rng, resize=-1, rand_crop=False, max_rotate_angle=0, max_aspect_ratio=0.0,
                  max_shear_ratio=0.0, max_random_scale=1.0, min_random_scale=1.0, max_img_size=1e10,
                  min_img_size=0.0, pca_noise=0.0, random_h=0, random_s=0, random_l=0, rotate=-1, fill_value=255,
-                 inter_method=1, pad=0):
+                 inter_method=1, pad=0, max_crop_size=-1, min_crop_size=-1, brightness=0.0, contrast=0.0,
+                 saturation=0.0):
         if not (1 <= inter_method <= 4 or 9 <= inter_method <= 10):
             raise MXNetError("ImageRecordIter: invalid inter_method %d: valid values are 1, 2, 3, 4, 9, 10"
                              % inter_method)
@@ -70,6 +80,8 @@ class DefaultAugmenter:
         self.fill_value = int(fill_value)
         self.inter_method = inter_method
         self.pad = int(pad)
+        self.crop_size = (int(min_crop_size), int(max_crop_size))
+        self.jitter = (float(brightness), float(contrast), float(saturation))
         self.affine = (self.max_rotate_angle > 0 or self.max_shear_ratio > 0 or self.rotate > 0
                        or self.max_random_scale != 1 or self.min_random_scale != 1 or self.max_aspect_ratio != 0
                        or self.max_img_size != 1e10 or self.min_img_size != 0)
@@ -104,7 +116,9 @@ class DefaultAugmenter:
             fill = (self.fill_value,) * 3
             img = _keep3(cv2.copyMakeBorder(img, self.pad, self.pad, self.pad, self.pad, cv2.BORDER_CONSTANT,
                                             value=fill), img)
-        img = self._crop(img)
+        img = self._crop(cv2, img)
+        if any(self.jitter):
+            img = self._color_jitter(cv2, img)
         if any(self.hsl):
             img = self._hsl(cv2, img)
         if self.pca_noise > 0:
@@ -138,9 +152,21 @@ class DefaultAugmenter:
         return _keep3(cv2.warpAffine(img, m, size, flags=inter, borderMode=cv2.BORDER_CONSTANT,
                                      borderValue=(self.fill_value,) * 3), img)
 
-    def _crop(self, img):
+    def _crop(self, cv2, img):
         _, h, w = self.data_shape
         rows, cols = img.shape[:2]
+        low, high = self.crop_size
+        if low != -1 or high != -1:
+            if not (cols >= high and rows >= high and high >= low):
+                raise MXNetError("ImageRecordIter: an image of %dx%d is smaller than max_crop_size %d (or "
+                                 "max_crop_size < min_crop_size %d)" % (cols, rows, high, low))
+            size = self.rng.randint(low, high)
+            if self.rand_crop:
+                y, x = self.rng.randint(0, rows - size), self.rng.randint(0, cols - size)
+            else:
+                y, x = (rows - size) // 2, (cols - size) // 2
+            return _keep3(cv2.resize(img[y:y + size, x:x + size], (w, h),
+                                     interpolation=self._inter(size, size, h, w)), img)
         if rows < h or cols < w:
             raise MXNetError("ImageRecordIter: an image of %dx%d is smaller than data_shape %s; set resize"
                              % (cols, rows, (self.data_shape,)))
@@ -150,6 +176,24 @@ class DefaultAugmenter:
             y, x = (rows - h) // 2, (cols - w) // 2
         return img[y:y + h, x:x + w]
 
+    def _color_jitter(self, cv2, img):
+        if img.shape[2] != 3:
+            raise MXNetError("ImageRecordIter: brightness/contrast/saturation need 3-channel images")
+        brightness, contrast, saturation = self.jitter
+        out = img.astype(np.float32)
+        if brightness > 0:
+            alpha = np.float32(1 + self.rng.random() * brightness * 2 - brightness)
+            out = np.clip(np.rint(out * alpha), 0, 255)
+        if contrast > 0:
+            alpha = np.float32(1 + self.rng.random() * contrast * 2 - contrast)
+            grey = cv2.cvtColor(out.astype(np.uint8), _GREY).mean()
+            out = np.clip(np.rint(out * alpha + np.float32((1 - alpha) * grey)), 0, 255)
+        if saturation > 0:
+            alpha = np.float32(1 + self.rng.random() * saturation * 2 - saturation)
+            grey = cv2.cvtColor(out.astype(np.uint8), _GREY).astype(np.float32)[:, :, None]
+            out = np.clip(np.rint(out * alpha + grey * (1 - alpha)), 0, 255)
+        return out.astype(np.uint8)
+
     def _hsl(self, cv2, img):
         if img.shape[2] != 3:
             raise MXNetError("ImageRecordIter: random_h/random_s/random_l need 3-channel images")
@@ -158,10 +202,10 @@ class DefaultAugmenter:
         h = int(self.rng.random() * rh * 2 - rh)
         s = int(self.rng.random() * rs * 2 - rs)
         l_ = int(self.rng.random() * rl * 2 - rl)
-        hls = cv2.cvtColor(np.ascontiguousarray(img), cv2.COLOR_RGB2HLS).astype(np.int16)
+        hls = cv2.cvtColor(np.ascontiguousarray(img), _HLS).astype(np.int16)
         hls += np.array([h, l_, s], np.int16)
         np.clip(hls, 0, np.array([180, 255, 255], np.int16), out=hls)
-        return cv2.cvtColor(hls.astype(np.uint8), cv2.COLOR_HLS2RGB)
+        return cv2.cvtColor(hls.astype(np.uint8), _HLS_BACK)
 
     def _pca(self, img):
         alpha = np.array([self.rng.gauss(0.0, self.pca_noise) for _ in range(3)], np.float32)

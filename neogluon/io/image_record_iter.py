@@ -4,7 +4,9 @@ Per image, as MXNet's ``ImageRecordIOParser2``: decode (RGB), augment with MXNet
 augmenter (``io/image_aug_default.py``: resize, rotation/shear/scale/aspect warp, pad, crop,
 HSL, PCA noise), mirror (``mirror``, or with probability 0.5 with ``rand_mirror``), then
 ``(pixel - mean) * (scale / std)`` per channel into a float32 ``(batch, C, H, W)`` batch.
-With ``mean_img`` the mean is that image (``nd.save``'s ``{"mean_img": (C, H, W)}``); a
+With ``max_random_contrast``/``max_random_illumination`` the value is ``((pixel - mean) * c +
+i) * scale / std`` with ``c = 1 + U(-max, max)`` and ``i = U(-max, max)`` per image. With
+``mean_img`` the mean is that image (``nd.save``'s ``{"mean_img": (C, H, W)}``); a
 missing file is computed first, as MXNet does, over one pass of the data and saved: the mean
 of ``pixel * scale / std`` (MXNet's scaling, kept). With ``round_batch`` (the default) the
 last batch is completed from the start of the data, ``pad`` says how many images are
@@ -13,10 +15,8 @@ repeats, and the next epoch continues after them, as MXNet's does.
 Differences, on purpose: the random crop, mirror, augmentations and shuffle draw from Python's
 generator seeded by ``seed`` (MXNet's C++ generator gives other draws); with
 ``round_batch=False`` the incomplete last batch is zero-filled and ``pad`` counts the fill
-(MXNet reports 0 and leaves stale memory). ``random_resized_crop``, ``max/min_crop_size``,
-``max/min_random_area``, ``min_aspect_ratio``, ``brightness``, ``contrast``, ``saturation``,
-``max_random_contrast`` and ``max_random_illumination`` are not supported and raise
-MXNetError.
+(MXNet reports 0 and leaves stale memory). ``random_resized_crop`` with ``max/min_random_area`` and
+``min_aspect_ratio`` is not supported and raises MXNetError.
 """
 import os
 import random
@@ -35,7 +35,7 @@ _IGNORED = ("preprocess_threads", "prefetch_buffer", "verbose", "ctx", "dtype_na
 # the default augmenter's arguments neogluon implements (io/image_aug_default.py)
 _AUGMENT = ("max_rotate_angle", "max_aspect_ratio", "max_shear_ratio", "max_random_scale", "min_random_scale",
             "max_img_size", "min_img_size", "pca_noise", "random_h", "random_s", "random_l", "rotate",
-            "fill_value", "pad")
+            "fill_value", "pad", "max_crop_size", "min_crop_size", "brightness", "contrast", "saturation")
 
 
 class ImageRecordIter(DataIter):
@@ -45,14 +45,15 @@ class ImageRecordIter(DataIter):
                  round_batch=True, num_parts=1, part_index=0, resize=-1, rand_crop=False, rand_mirror=False,
                  mirror=False, mean_img="", mean_r=0.0, mean_g=0.0, mean_b=0.0, mean_a=0.0, std_r=1.0, std_g=1.0,
                  std_b=1.0, std_a=1.0, scale=1.0, inter_method=1, data_name="data", label_name="softmax_label",
-                 dtype="float32", **kwargs):
+                 dtype="float32", max_random_contrast=0.0, max_random_illumination=0.0, **kwargs):
         super().__init__(batch_size)
         augment = {k: kwargs.pop(k) for k in _AUGMENT if k in kwargs}
         unknown = sorted(k for k in kwargs if k not in _IGNORED)
         if unknown:
             raise MXNetError("ImageRecordIter: argument(s) %s are not supported by neogluon (supported: resize, "
                              "rand_crop, rand_mirror, mirror, mean_img, mean_*, std_*, scale, inter_method, shuffle, "
-                             "round_batch, num_parts, part_index, %s)" % (", ".join(unknown), ", ".join(_AUGMENT)))
+                             "round_batch, num_parts, part_index, max_random_contrast, "
+                             "max_random_illumination, %s)" % (", ".join(unknown), ", ".join(_AUGMENT)))
         data_shape = tuple(data_shape)
         if len(data_shape) != 3 or data_shape[0] not in (1, 3, 4):
             raise MXNetError("ImageRecordIter: data_shape must be (channels, height, width) with 1, 3 or 4 "
@@ -64,6 +65,8 @@ class ImageRecordIter(DataIter):
         self.rand_mirror = rand_mirror
         self.mirror = mirror
         self.dtype = dtype
+        self.max_random_contrast = float(max_random_contrast)
+        self.max_random_illumination = float(max_random_illumination)
         self._rng = random.Random(seed)
         self._augment = DefaultAugmenter(data_shape, self._rng, resize=resize, rand_crop=rand_crop,
                                          inter_method=inter_method, **augment)
@@ -146,7 +149,13 @@ class ImageRecordIter(DataIter):
 
     def _fill(self, batch_data, batch_label, slot, key):
         header, pixels = self._image(key)
-        np.multiply(pixels - self._mean, self._factor, out=batch_data[slot])
+        centred = pixels - self._mean
+        if self.max_random_contrast > 0 or self.max_random_illumination > 0:
+            mc, mi = self.max_random_contrast, self.max_random_illumination
+            contrast = np.float32(self._rng.random() * mc * 2 - mc + 1)
+            illumination = np.float32(self._rng.random() * mi * 2 - mi)
+            centred = centred * contrast + illumination
+        np.multiply(centred, self._factor, out=batch_data[slot])
         label = np.asarray(header.label, dtype=np.float32).ravel()
         batch_label[slot] = label[0] if self.label_width == 1 else label[:self.label_width]
 
