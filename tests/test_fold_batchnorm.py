@@ -102,3 +102,11 @@ def test_gradients_recorded_in_predict_mode_are_exact():
         grads.append((x.grad.asnumpy(), net.conv.weight.grad().asnumpy().copy(), net.bn.gamma.grad().asnumpy().copy()))
     for a, b in zip(*grads):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_outputs_leave_the_graph_contiguous():
+    """Folded weights are channels-last (oneDNN's fast kernels); the outputs are not."""
+    net = build()
+    net.hybridize()
+    out = net(X)
+    assert out._t.is_contiguous() and out.asnumpy().flags["C_CONTIGUOUS"]

@@ -129,6 +129,9 @@ class CompiledGraph:
             if dead:
                 lines.append("    del %s" % ", ".join(sorted(set(dead))))
         outs = [self._entry(var, n, i) for n, i in self.symbol._outputs]
+        if folded:  # channels-last feature maps (fold.py) leave the graph in the usual layout
+            scope["_contiguous"] = torch.Tensor.contiguous
+            outs = ["_contiguous(%s)" % o for o in outs]
         lines.append("    return (%s)" % "".join(o + ", " for o in outs))
         name = "graph_train" if is_train else "graph_predict"
         src = "def %s(%s):\n%s\n" % (name, ", ".join(params), "\n".join(lines))
