@@ -15,7 +15,9 @@ with ``mx.recordio``, then times full epochs of the same pipeline:
 
 Rounds alternate between the two (one epoch each after a warm-up epoch) so that the load of a
 shared machine hits both alike; the report gives images/s per round, the median, the spread
-(min-max) and the median of the per-round ratios.
+(min-max) and the median of the per-round ratios. With ``--workers 0`` it also gives the CPU
+time per image of each (``time.process_time``: less sensitive to a loaded machine than
+images per second).
 """
 import argparse
 import json
@@ -41,15 +43,16 @@ it = mx.io.ImageRecordIter(path_imgrec=rec, data_shape=(3, %(crop)d, %(crop)d), 
                            resize=%(resize)d, rand_crop=True, rand_mirror=True, mean_r=%(m0)r, mean_g=%(m1)r,
                            mean_b=%(m2)r, std_r=%(s0)r, std_g=%(s1)r, std_b=%(s2)r, round_batch=False,
                            preprocess_threads=threads, shuffle=False)
-rates = []
+rates, cpu = [], []
 for e in range(epochs):
     it.reset()
-    start, n = time.perf_counter(), 0
+    start, cpu0, n = time.perf_counter(), time.process_time(), 0
     for b in it:
         b.data[0].wait_to_read()
         n += batch - b.pad
     rates.append(n / (time.perf_counter() - start))
-print(json.dumps(rates))
+    cpu.append((time.process_time() - cpu0) / n)
+print(json.dumps([rates, cpu]))
 """ % dict(crop=CROP, resize=RESIZE, m0=MEAN[0], m1=MEAN[1], m2=MEAN[2], s0=STD[0], s1=STD[1], s2=STD[2])
 
 
@@ -89,18 +92,24 @@ def neogluon_loader(rec, batch, workers):
     return gluon.data.DataLoader(ds, batch_size=batch, num_workers=workers, last_batch="keep")
 
 
-def time_epoch(loader):
-    start, n = time.perf_counter(), 0
+def time_epoch(loader, cpu=None):
+    """Images per second of one epoch (and, into the list ``cpu``, this process's CPU
+    seconds per image: all of the work with ``num_workers=0``)."""
+    start, cpu0, n = time.perf_counter(), time.process_time(), 0
     for x, _ in loader:
         x.wait_to_read()
         n += x.shape[0]
+    if cpu is not None:
+        cpu.append((time.process_time() - cpu0) / n)
     return n / (time.perf_counter() - start)
 
 
-def mxnet_epoch(python, rec, batch, threads):
+def mxnet_epoch(python, rec, batch, threads, cpu=None):
     out = subprocess.run([python, "-c", MXNET_CODE, rec, str(batch), str(threads), "2"], check=True,
                          capture_output=True, text=True)
-    rates = json.loads(out.stdout.strip().splitlines()[-1])
+    rates, cpus = json.loads(out.stdout.strip().splitlines()[-1])
+    if cpu is not None:
+        cpu.append(cpus[-1])
     return rates[-1]  # the first epoch warms up the reader threads
 
 
@@ -120,10 +129,10 @@ def main(argv=None):
           % (args.images, W, H, rec, os.path.getsize(rec), args.batch_size, args.workers))
     loader = neogluon_loader(rec, args.batch_size, args.workers)
     time_epoch(loader)  # warm-up: worker start, first decode
-    ours, theirs, ratios = [], [], []
+    ours, theirs, ratios, our_cpu, their_cpu = [], [], [], [], []
     for r in range(args.rounds):
-        a = time_epoch(loader)
-        b = mxnet_epoch(args.mxnet, rec, args.batch_size, max(1, args.workers))
+        a = time_epoch(loader, our_cpu)
+        b = mxnet_epoch(args.mxnet, rec, args.batch_size, max(1, args.workers), their_cpu)
         ours.append(a)
         theirs.append(b)
         ratios.append(a / b)
@@ -134,6 +143,9 @@ def main(argv=None):
           % (statistics.median(theirs), min(theirs), max(theirs)))
     print("ratio neogluon / MXNet: median %.2f (min %.2f, max %.2f)"
           % (statistics.median(ratios), min(ratios), max(ratios)))
+    if args.workers == 0:  # all of neogluon's work is in this process: its CPU time is comparable
+        print("CPU time per image: neogluon median %.3f ms, MXNet (1 thread) median %.3f ms"
+              % (statistics.median(our_cpu) * 1e3, statistics.median(their_cpu) * 1e3))
     return 0
 
 

@@ -17,14 +17,20 @@ Gradients come from torch autograd on the tensors passed in. The result serves
 ``Symbol.bind``'s Executor, and is meant to serve HybridBlock and SymbolBlock too.
 """
 import ast
+import os
 
 import torch
 
 from ..base import MXNetError
 from ..operator import registry
 from ..symbol.symbol import topo_order, aux_nodes
+from .fold import conv_bn_pairs, folded_kernel
 
 __all__ = ["CompiledGraph", "compile_graph"]
+
+# prediction functions fold each BatchNorm into the convolution before it (fold.py);
+# NEOGLUON_FOLD_BATCHNORM=0 keeps them apart
+FOLD_BATCHNORM = os.environ.get("NEOGLUON_FOLD_BATCHNORM", "1") != "0"
 
 
 def _literal(value):
@@ -104,15 +110,28 @@ class CompiledGraph:
             params.append("i%d" % k)
         lines = []
         last_use = self._last_uses()
+        pairs = {} if is_train or not FOLD_BATCHNORM else conv_bn_pairs(self.order, self.symbol._outputs)
+        folded = set()
         for k, node in enumerate(self.order):
             if node.op is None:
                 continue
             attrs = overrides.get(id(node), node.parsed)
-            lines.append("    " + self._line(k, node, attrs, is_train, scope, var))
+            bn = pairs.get(id(node))
+            line = None if bn is None else self._folded_line(k, node, attrs, bn, scope, var)
+            if line is not None:
+                folded.add(id(bn))
+            elif id(node) in folded:
+                continue  # the BatchNorm folded into its convolution: its output is the fused line's
+            else:
+                line = self._line(k, node, attrs, is_train, scope, var)
+            lines.append("    " + line)
             dead = [var[e] for e in last_use.get(k, ()) if not var[e].startswith("i")]
             if dead:
                 lines.append("    del %s" % ", ".join(sorted(set(dead))))
         outs = [self._entry(var, n, i) for n, i in self.symbol._outputs]
+        if folded:  # channels-last feature maps (fold.py) leave the graph in the usual layout
+            scope["_contiguous"] = torch.Tensor.contiguous
+            outs = ["_contiguous(%s)" % o for o in outs]
         lines.append("    return (%s)" % "".join(o + ", " for o in outs))
         name = "graph_train" if is_train else "graph_predict"
         src = "def %s(%s):\n%s\n" % (name, ", ".join(params), "\n".join(lines))
@@ -150,6 +169,19 @@ class CompiledGraph:
         if n == 1:
             return "%s = %s(%s)" % (outs[0], fname, ", ".join(args))
         return "%s, = %s(%s)" % (", ".join(outs), fname, ", ".join(args))
+
+    def _folded_line(self, k, conv, attrs, bn, scope, var):
+        """The line running a convolution with the BatchNorm after it folded in (fold.py),
+        naming its output as the BatchNorm's; None when the convolution cannot take it."""
+        kernel = folded_kernel(attrs, bn.parsed, conv.op, bn.op)
+        if kernel is None:
+            return None
+        fname = "_f%d" % k
+        scope[fname] = kernel
+        args = [self._entry(var, src, i) for src, i, _ in conv.inputs + bn.inputs[1:]]
+        out = "v%d_0" % k
+        var[(id(conv), 0)] = var[(id(bn), 0)] = out
+        return "%s = %s(%s)  # %s folded in" % (out, fname, ", ".join(args), bn.name)
 
     def _last_uses(self):
         """For each node position, the entries whose last reader it is (freed after it runs)."""

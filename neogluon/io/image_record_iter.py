@@ -1,31 +1,41 @@
 """``mx.io.ImageRecordIter``: MXNet 1.9.1's C++ image record iterator, in Python.
 
-Per image, as MXNet's default augmenter and ``ImageRecordIOParser2``: decode (RGB), resize
-the shorter side to ``resize`` (``inter_method``, default bilinear; the longer side by
-integer division), crop ``data_shape`` from the centre (or at a random position with
-``rand_crop``), mirror with probability 0.5 (``rand_mirror``), then ``(pixel - mean) *
-(scale / std)`` per channel into a float32 ``(batch, C, H, W)`` batch. With ``round_batch``
-(the default) the last batch is completed from the start of the data, ``pad`` says how many
-images are repeats, and the next epoch continues after them, as MXNet's does.
+Per image, as MXNet's ``ImageRecordIOParser2``: decode (RGB), augment with MXNet's default
+augmenter (``io/image_aug_default.py``: resize, rotation/shear/scale/aspect warp, pad, crop,
+HSL, PCA noise), mirror (``mirror``, or with probability 0.5 with ``rand_mirror``), then
+``(pixel - mean) * (scale / std)`` per channel into a float32 ``(batch, C, H, W)`` batch.
+With ``max_random_contrast``/``max_random_illumination`` the value is ``((pixel - mean) * c +
+i) * scale / std`` with ``c = 1 + U(-max, max)`` and ``i = U(-max, max)`` per image. With
+``mean_img`` the mean is that image (``nd.save``'s ``{"mean_img": (C, H, W)}``); a
+missing file is computed first, as MXNet does, over one pass of the data and saved: the mean
+of ``pixel * scale / std`` (MXNet's scaling, kept). With ``round_batch`` (the default) the
+last batch is completed from the start of the data, ``pad`` says how many images are
+repeats, and the next epoch continues after them, as MXNet's does.
 
-Differences, on purpose: the random crop, mirror and shuffle draw from Python's generator
-seeded by ``seed`` (MXNet's C++ generator gives other draws); with ``round_batch=False`` the
-incomplete last batch is zero-filled and ``pad`` counts the fill (MXNet reports 0 and leaves
-stale memory). The other augmentation arguments of the C++ iterator (random scale, rotation,
-shear, HSL, PCA noise, ``mean_img``) are not supported and raise MXNetError.
+Differences, on purpose: the random crop, mirror, augmentations and shuffle draw from Python's
+generator seeded by ``seed`` (MXNet's C++ generator gives other draws); with
+``round_batch=False`` the incomplete last batch is zero-filled and ``pad`` counts the fill
+(MXNet reports 0 and leaves stale memory). ``random_resized_crop`` with ``max/min_random_area`` and
+``min_aspect_ratio`` is not supported and raises MXNetError.
 """
+import os
 import random
 
 import numpy as np
 
 from ..base import MXNetError
 from .. import image, ndarray as nd, recordio
+from .image_aug_default import DefaultAugmenter
 from .io import DataBatch, DataDesc, DataIter
 
 __all__ = ["ImageRecordIter"]
 
 _IGNORED = ("preprocess_threads", "prefetch_buffer", "verbose", "ctx", "dtype_name", "shuffle_chunk_size",
-            "shuffle_chunk_seed", "seed_aug")
+            "shuffle_chunk_seed", "seed_aug", "device_id", "aug_seq")
+# the default augmenter's arguments neogluon implements (io/image_aug_default.py)
+_AUGMENT = ("max_rotate_angle", "max_aspect_ratio", "max_shear_ratio", "max_random_scale", "min_random_scale",
+            "max_img_size", "min_img_size", "pca_noise", "random_h", "random_s", "random_l", "rotate",
+            "fill_value", "pad", "max_crop_size", "min_crop_size", "brightness", "contrast", "saturation")
 
 
 class ImageRecordIter(DataIter):
@@ -33,15 +43,17 @@ class ImageRecordIter(DataIter):
 
     def __init__(self, path_imgrec, data_shape, batch_size, path_imgidx="", label_width=1, shuffle=False, seed=0,
                  round_batch=True, num_parts=1, part_index=0, resize=-1, rand_crop=False, rand_mirror=False,
-                 mean_r=0.0, mean_g=0.0, mean_b=0.0, mean_a=0.0, std_r=1.0, std_g=1.0, std_b=1.0, std_a=1.0,
-                 scale=1.0, inter_method=1, data_name="data", label_name="softmax_label", dtype="float32",
-                 **kwargs):
+                 mirror=False, mean_img="", mean_r=0.0, mean_g=0.0, mean_b=0.0, mean_a=0.0, std_r=1.0, std_g=1.0,
+                 std_b=1.0, std_a=1.0, scale=1.0, inter_method=1, data_name="data", label_name="softmax_label",
+                 dtype="float32", max_random_contrast=0.0, max_random_illumination=0.0, **kwargs):
         super().__init__(batch_size)
+        augment = {k: kwargs.pop(k) for k in _AUGMENT if k in kwargs}
         unknown = sorted(k for k in kwargs if k not in _IGNORED)
         if unknown:
             raise MXNetError("ImageRecordIter: argument(s) %s are not supported by neogluon (supported: resize, "
-                             "rand_crop, rand_mirror, mean_*, std_*, scale, inter_method, shuffle, round_batch, "
-                             "num_parts, part_index)" % ", ".join(unknown))
+                             "rand_crop, rand_mirror, mirror, mean_img, mean_*, std_*, scale, inter_method, shuffle, "
+                             "round_batch, num_parts, part_index, max_random_contrast, "
+                             "max_random_illumination, %s)" % (", ".join(unknown), ", ".join(_AUGMENT)))
         data_shape = tuple(data_shape)
         if len(data_shape) != 3 or data_shape[0] not in (1, 3, 4):
             raise MXNetError("ImageRecordIter: data_shape must be (channels, height, width) with 1, 3 or 4 "
@@ -50,25 +62,50 @@ class ImageRecordIter(DataIter):
         self.label_width = label_width
         self.shuffle = shuffle
         self.round_batch = round_batch
-        self.resize = resize
-        self.rand_crop = rand_crop
         self.rand_mirror = rand_mirror
-        self.inter_method = inter_method
+        self.mirror = mirror
         self.dtype = dtype
-        channels = data_shape[0]
-        mean = np.array([mean_r, mean_g, mean_b, mean_a][:channels], np.float32)
-        std = np.array([std_r, std_g, std_b, std_a][:channels], np.float32)
-        self._mean = nd.array(mean.reshape(-1, 1, 1))
-        self._factor = nd.array((np.float32(scale) / std).reshape(-1, 1, 1))
+        self.max_random_contrast = float(max_random_contrast)
+        self.max_random_illumination = float(max_random_illumination)
         self._rng = random.Random(seed)
+        self._augment = DefaultAugmenter(data_shape, self._rng, resize=resize, rand_crop=rand_crop,
+                                         inter_method=inter_method, **augment)
+        channels = data_shape[0]
+        std = np.array([std_r, std_g, std_b, std_a][:channels], np.float32)
+        self._factor = (np.float32(scale) / std).reshape(-1, 1, 1)
         self._source = _RecordSource(path_imgrec, path_imgidx, shuffle)
         self._order = self._source.part(num_parts, part_index)
         self._pos = 0
         self._overflow = 0
+        if mean_img:
+            self._mean = self._mean_image(mean_img)
+        else:
+            self._mean = np.array([mean_r, mean_g, mean_b, mean_a][:channels], np.float32).reshape(-1, 1, 1)
         label_shape = (batch_size,) if label_width == 1 else (batch_size, label_width)
         self.provide_data = [DataDesc(data_name, (batch_size,) + data_shape, np.float32)]
         self.provide_label = [DataDesc(label_name, label_shape, np.float32)]
         self._begin_epoch()
+
+    def _mean_image(self, path):
+        """The mean image of ``path``; when the file is missing, computed over one pass of the
+        data (augmented, scaled by ``scale / std`` as MXNet does) and saved there."""
+        if os.path.exists(path):
+            try:
+                mean = nd.load(path)
+                mean = mean["mean_img"] if isinstance(mean, dict) else mean[0]
+            except (KeyError, IndexError, MXNetError) as e:
+                raise MXNetError("ImageRecordIter: mean_img %s holds no mean image: %s" % (path, e)) from None
+            if tuple(mean.shape) != self.data_shape:
+                raise MXNetError("ImageRecordIter: the mean image of %s has shape %s, data_shape is %s"
+                                 % (path, tuple(mean.shape), self.data_shape))
+            return mean.asnumpy().astype(np.float32)
+        total = np.zeros(self.data_shape, np.float64)
+        for key in self._order:
+            _, pixels = self._image(key)
+            total += pixels * self._factor
+        mean = (total / max(1, len(self._order))).astype(np.float32)
+        nd.save(path, {"mean_img": nd.array(mean)})
+        return mean
 
     def _begin_epoch(self):
         if self.shuffle:
@@ -86,8 +123,8 @@ class ImageRecordIter(DataIter):
     def next(self):
         if self._pos >= len(self._order):
             raise StopIteration
-        batch_data = nd.zeros((self.batch_size,) + self.data_shape)
-        batch_label = nd.zeros(self.provide_label[0].shape)
+        batch_data = np.zeros((self.batch_size,) + self.data_shape, np.float32)
+        batch_label = np.zeros(self.provide_label[0].shape, np.float32)
         top = 0
         while top < self.batch_size and self._pos < len(self._order):
             self._fill(batch_data, batch_label, top, self._order[self._pos])
@@ -98,38 +135,29 @@ class ImageRecordIter(DataIter):
             for k in range(pad):
                 self._fill(batch_data, batch_label, top + k, self._order[k % len(self._order)])
             self._overflow = pad
-        return DataBatch([batch_data], [batch_label], pad=pad, provide_data=self.provide_data,
+        return DataBatch([nd.array(batch_data)], [nd.array(batch_label)], pad=pad, provide_data=self.provide_data,
                          provide_label=self.provide_label)
 
-    def _fill(self, batch_data, batch_label, slot, key):
+    def _image(self, key):
+        """(header, CHW float32 pixels) of the record at ``key``, augmented and mirrored."""
         header, payload = recordio.unpack(self._source.read(key))
-        batch_data[slot] = self._augment(image.imdecode(payload, flag=0 if self.data_shape[0] == 1 else 1))
+        img = image.imdecode(payload, flag=0 if self.data_shape[0] == 1 else 1).asnumpy()
+        img = self._augment(img)
+        if self.mirror or (self.rand_mirror and self._rng.random() < 0.5):
+            img = img[:, ::-1]
+        return header, img.transpose(2, 0, 1).astype(np.float32)
+
+    def _fill(self, batch_data, batch_label, slot, key):
+        header, pixels = self._image(key)
+        centred = pixels - self._mean
+        if self.max_random_contrast > 0 or self.max_random_illumination > 0:
+            mc, mi = self.max_random_contrast, self.max_random_illumination
+            contrast = np.float32(self._rng.random() * mc * 2 - mc + 1)
+            illumination = np.float32(self._rng.random() * mi * 2 - mi)
+            centred = centred * contrast + illumination
+        np.multiply(centred, self._factor, out=batch_data[slot])
         label = np.asarray(header.label, dtype=np.float32).ravel()
         batch_label[slot] = label[0] if self.label_width == 1 else label[:self.label_width]
-
-    def _augment(self, img):
-        _, h, w = self.data_shape
-        rows, cols = img.shape[:2]
-        if self.resize > 0:
-            if rows > cols:
-                rows, cols = self.resize * rows // cols, self.resize
-            else:
-                rows, cols = self.resize, self.resize * cols // rows
-            img = image.imresize(img, cols, rows, interp=image._get_interp_method(self.inter_method,  # pylint: disable=protected-access
-                                                                                  (img.shape[0], img.shape[1],
-                                                                                   rows, cols)))
-        if rows < h or cols < w:
-            raise MXNetError("ImageRecordIter: an image of %dx%d is smaller than data_shape %s; set resize"
-                             % (cols, rows, (self.data_shape,)))
-        if self.rand_crop:
-            y, x = self._rng.randint(0, rows - h), self._rng.randint(0, cols - w)
-        else:
-            y, x = (rows - h) // 2, (cols - w) // 2
-        img = img[y:y + h, x:x + w]
-        if self.rand_mirror and self._rng.random() < 0.5:
-            img = nd.flip(img, axis=1)
-        chw = nd.transpose(img.astype("float32"), axes=(2, 0, 1))
-        return nd.broadcast_mul(nd.broadcast_sub(chw, self._mean), self._factor)
 
 
 class _RecordSource:

@@ -452,10 +452,12 @@ def amp_multicast(*data, num_outputs, cast_narrow):
     ``cast_narrow`` the narrowest) floating-point dtype among the inputs."""
     floats = [d.dtype for d in data if d.is_floating_point()]
     if not floats:
-        return tuple(d.clone() for d in data)
-    pick = min if cast_narrow else max
-    target = pick(floats, key=lambda t: torch.finfo(t).bits)
-    return tuple(d.to(target) if d.is_floating_point() else d.clone() for d in data)
+        outs = [d.clone() for d in data]
+    else:
+        pick = min if cast_narrow else max
+        target = pick(floats, key=lambda t: torch.finfo(t).bits)
+        outs = [d.to(target) if d.is_floating_point() else d.clone() for d in data]
+    return outs[0] if len(outs) == 1 else tuple(outs)  # one output is an array, as MXNet's
 
 # ----------------------------------------------------------------------------- shape rules
 # output shapes without a meta run (symbol/infer.py; tests/test_shape_rules.py checks them)

@@ -352,12 +352,14 @@ def slice_assign_scalar(data, *, scalar, begin, end, step):
 
 # ----------------------------------------------------------------------------- split / join
 def _squeeze_parts(op, parts, axis, squeeze_axis):
-    if not squeeze_axis:
-        return tuple(parts)
-    for p in parts:
-        if p.shape[axis] != 1:
-            raise op_error(op, "squeeze_axis needs parts of size 1 on axis %d, got %d" % (axis, p.shape[axis]))
-    return tuple(p.squeeze(axis) for p in parts)
+    """The parts (squeezed on ``axis`` with ``squeeze_axis``); one part is returned as a
+    tensor, as MXNet's one output is an array (``split(x, num_outputs=1)``, GluonCV's boxes)."""
+    if squeeze_axis:
+        for p in parts:
+            if p.shape[axis] != 1:
+                raise op_error(op, "squeeze_axis needs parts of size 1 on axis %d, got %d" % (axis, p.shape[axis]))
+        parts = [p.squeeze(axis) for p in parts]
+    return parts[0] if len(parts) == 1 else tuple(parts)
 
 
 @register("SliceChannel", aliasing=True, aliases=["split"], num_outputs=lambda a: a["num_outputs"],
