@@ -224,7 +224,6 @@ def roi_align(data, rois, *, pooled_size, spatial_scale, sample_ratio, position_
         raise MXNetError("%s: position_sensitive needs channels (data %s) divisible by pooled_size %s"
                          % (op, _shape(data), pooled_size))
     out_c = c // bins
-    out = data.new_zeros((rois.shape[0], out_c, ph, pw))
     with torch.no_grad():
         r = rois.detach().to(data.dtype)
         batch = r[:, 0].long()
@@ -245,6 +244,7 @@ def roi_align(data, rois, *, pooled_size, spatial_scale, sample_ratio, position_
                                                    aligned, bins).permute(0, 3, 1, 2)))
         else:
             parts += _roi_align_sampled(data, idx, batch[idx], r[idx], ph, pw, grid, spatial_scale, aligned)
+    out = data.new_zeros((rois.shape[0], out_c, ph, pw))
     if parts:
         out = out.index_put((torch.cat([i for i, _ in parts]),), torch.cat([v for _, v in parts]))
     return out
