@@ -660,8 +660,8 @@ def multibox_detection(cls_prob, loc_pred, anchor, *, clip, threshold, backgroun
         rows = torch.empty((batch, a_count, 6), dtype=dt)
         rows[..., 0] = -1 if sort else _best_class(probs)
         rows[..., 1] = score
-        _decode_variances(anchor[0].detach(), loc_pred.detach().reshape(batch, a_count, 4), variances, clip,
-                          rows[..., 2:])
+        _decode_variances(anchor[0].detach().to(dt), loc_pred.detach().to(dt).reshape(batch, a_count, 4),
+                          variances, clip, rows[..., 2:])
         position = torch.arange(a_count)
         if bool(valid.all()):
             out = rows
