@@ -368,12 +368,11 @@ def _multibox_detection_loops(prob, loc, anchors, threshold, nms_threshold, nms_
             keep = nms_topk if 0 < nms_topk < len(rows) else len(rows)
             best = rows[sorted(range(len(rows)), key=lambda r: -rows[r, 1])[:keep]]
             rows[keep:, 0] = -1
+            iou = detection.iou_matrix(torch.from_numpy(best[:, 2:]), torch.from_numpy(best[:, 2:])).numpy()
             for i in range(keep):
                 for j in range(i + 1, keep):
                     if best[i, 0] >= 0 and best[j, 0] >= 0 and (force or best[i, 0] == best[j, 0]):
-                        iou = detection.iou_matrix(torch.from_numpy(best[i:i + 1, 2:]),
-                                                   torch.from_numpy(best[j:j + 1, 2:]))
-                        if float(iou) >= nms_threshold:
+                        if iou[i, j] >= nms_threshold:
                             best[j, 0] = -1
             rows[:keep] = best
         out[b, :len(rows)] = rows
