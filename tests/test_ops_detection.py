@@ -331,18 +331,69 @@ def test_serial_restores_torch_threads_across_concurrent_holders():
         torch.set_num_threads(before)
 
 
-def test_multibox_detection_orderings_match_stable_sorts():
-    """MultiBoxDetection's partition of valid anchors and its top-k order (topk plus a sort
-    of the k) are the stable sorts MXNet's order is, ties included."""
+def test_multibox_detection_top_order_matches_stable_sort():
+    """MultiBoxDetection's top-k order (topk, or with ties the k-th score's choice and a sort
+    of the k) is the stable sort MXNet's order is, ties included."""
     import torch
     from neogluon.operator import detection
     rng = np.random.RandomState(3)
-    scores = torch.from_numpy(rng.randint(0, 6, (3, 50)).astype("float32"))  # many ties
-    scores[1, :7] = -np.inf
-    for k in (1, 5, 17, 49, 50, 0, -1):
+    tied = torch.from_numpy(rng.randint(0, 6, (3, 50)).astype("float32"))  # many ties
+    tied[1, :7] = -np.inf
+    distinct = torch.from_numpy(np.stack([rng.permutation(50) for _ in range(3)]).astype("float32"))
+    for scores in (tied, distinct):
         want = torch.sort(scores, dim=1, descending=True, stable=True).indices
-        got = detection._top_order(scores, k)
-        assert torch.equal(got, want if k <= 0 or k >= 50 else want[:, :k]), k
-    valid = torch.from_numpy(rng.rand(3, 50) > 0.4)
-    assert torch.equal(detection._valid_first(valid),
-                       torch.sort((~valid).to(torch.int8), dim=1, stable=True).indices)
+        for k in (1, 5, 17, 49, 50, 0, -1):
+            got = detection._top_order(scores, k)
+            assert torch.equal(got, want if k <= 0 or k >= 50 else want[:, :k]), k
+
+
+def _multibox_detection_loops(prob, loc, anchors, threshold, nms_threshold, nms_topk, force, variances):
+    """MultiBoxDetection written as MXNet's CPU kernel's loops (one image at a time): the
+    best non-background class of each anchor, the valid anchors in anchor order, the first
+    nms_topk of a stable sort by score, greedy suppression at ``iou >= nms_threshold``."""
+    import torch
+    from neogluon.operator import detection
+    batch, classes, count = prob.shape
+    boxes = detection._decode_variances(torch.from_numpy(anchors[0]), torch.from_numpy(loc).reshape(batch, -1, 4),
+                                        variances, True, torch.empty(batch, count, 4)).numpy()
+    out = np.full((batch, count, 6), -1, np.float32)
+    for b in range(batch):
+        rows = []
+        for i in range(count):
+            cid = int(np.argmax(prob[b, 1:, i]))
+            if prob[b, cid + 1, i] >= threshold:
+                rows.append([cid, prob[b, cid + 1, i]] + list(boxes[b, i]))
+        rows = np.array(rows, np.float32).reshape(-1, 6)
+        if len(rows) and 0 < nms_threshold <= 1:
+            keep = nms_topk if 0 < nms_topk < len(rows) else len(rows)
+            best = rows[sorted(range(len(rows)), key=lambda r: -rows[r, 1])[:keep]]
+            rows[keep:, 0] = -1
+            iou = detection.iou_matrix(torch.from_numpy(best[:, 2:]), torch.from_numpy(best[:, 2:])).numpy()
+            for i in range(keep):
+                for j in range(i + 1, keep):
+                    if best[i, 0] >= 0 and best[j, 0] >= 0 and (force or best[i, 0] == best[j, 0]):
+                        if iou[i, j] >= nms_threshold:
+                            best[j, 0] = -1
+            rows[:keep] = best
+        out[b, :len(rows)] = rows
+    return out
+
+
+@pytest.mark.parametrize("threshold, nms_topk, force", [(0.01, -1, False), (0.01, 25, True), (0.3, 25, False),
+                                                       (0.3, 400, False), (0.45, -1, True)])
+def test_multibox_detection_equals_mxnet_loops(threshold, nms_topk, force):
+    """The vectorised MultiBoxDetection (rows compacted only when some anchors are not valid,
+    topk's order unless scores tie, one NMS for the batch) gives MXNet's loops' rows: valid
+    anchors all or some, nms_topk below and above their count, tied scores."""
+    rng = np.random.RandomState(5)
+    logits = rng.randint(-4, 4, (3, 6, 300)).astype(np.float32) / 2    # tied scores
+    prob = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    loc = rng.uniform(-0.5, 0.5, (3, 1200)).astype(np.float32)
+    xy = rng.uniform(0, 0.8, (300, 2))
+    anchors = np.concatenate([xy, xy + rng.uniform(0.05, 0.3, (300, 2))], 1).astype(np.float32)[None]
+    variances = (0.1, 0.1, 0.2, 0.2)
+    want = _multibox_detection_loops(prob, loc, anchors, threshold, 0.45, nms_topk, force, variances)
+    got = mx.nd.contrib.MultiBoxDetection(mx.nd.array(prob), mx.nd.array(loc), mx.nd.array(anchors),
+                                          threshold=threshold, nms_threshold=0.45, nms_topk=nms_topk,
+                                          force_suppress=force).asnumpy()
+    np.testing.assert_array_equal(got, want)

@@ -580,23 +580,20 @@ def _multibox_target_shape(attrs, shapes):
 
 
 # ----------------------------------------------------------------------------- MultiBoxDetection
-def _decode_variances(anchors, loc, variances, clip):
-    """Corner boxes from (B, A, 4) offsets: MXNet's TransformLocations, x and y (and w and h)
-    side by side in one operation each."""
+def _decode_variances(anchors, loc, variances, clip, out):
+    """Corner boxes from (B, A, 4) offsets, written into ``out`` (B, A, 4): MXNet's
+    TransformLocations with its arithmetic order, x and y (and w and h) side by side in one
+    operation each."""
     size = anchors[:, 2:] - anchors[:, :2]
     centre = anchors[:, :2] + size * 0.5                    # _center_parts' arithmetic, x and y at once
     var = torch.tensor(variances, dtype=loc.dtype)
     o_centre = loc[..., :2] * var[:2] * size + centre
     o_half = torch.exp(loc[..., 2:] * var[2:]) * size / 2
-    out = torch.cat([o_centre - o_half, o_centre + o_half], -1)
-    return out.clamp(0, 1) if clip else out
-
-
-def _valid_first(valid):
-    """Per row, the positions of the True entries then of the False ones, each in order
-    (a stable partition, without sorting)."""
-    dest = torch.where(valid, torch.cumsum(valid, 1) - 1, valid.sum(1, keepdim=True) + torch.cumsum(~valid, 1) - 1)
-    return torch.empty_like(dest).scatter_(1, dest, torch.arange(valid.shape[1]).expand_as(dest))
+    torch.sub(o_centre, o_half, out=out[..., :2])
+    torch.add(o_centre, o_half, out=out[..., 2:])
+    if clip:
+        out.clamp_(0, 1)
+    return out
 
 
 def _best_class(probs):
@@ -607,10 +604,15 @@ def _best_class(probs):
 
 def _top_order(scores, k):
     """Per row, the positions of the ``k`` highest scores, highest first, ties in position
-    order: the first ``k`` of a stable descending sort, from ``topk`` and a sort of those."""
+    order: the first ``k`` of a stable descending sort. ``topk`` gives it when the best
+    ``k + 1`` scores of every row differ; otherwise the ``k`` are chosen from the k-th
+    score (the first of the tied ones) and sorted stably."""
     if k <= 0 or k >= scores.shape[1]:
         return torch.sort(scores, dim=1, descending=True, stable=True).indices
-    kth = torch.topk(scores, k, dim=1, sorted=False).values.amin(1, keepdim=True)
+    best, position = torch.topk(scores, k + 1, dim=1)
+    if not bool((best[:, 1:] == best[:, :-1]).any()):
+        return position[:, :k]
+    kth = best[:, k - 1:k]
     above, tie = scores > kth, scores == kth
     chosen = above | (tie & (torch.cumsum(tie, 1) <= k - above.sum(1, keepdim=True)))
     position = torch.nonzero(chosen)[:, 1].reshape(scores.shape[0], k)
@@ -630,7 +632,13 @@ def multibox_detection(cls_prob, loc_pred, anchor, *, clip, threshold, backgroun
     background_id), reported as class - 1; those scoring at least ``threshold``
     are decoded, sorted by score (the first nms_topk kept) and suppressed greedily
     (``iou >= nms_threshold``, per class unless force_suppress): a suppressed row keeps its
-    box with class -1. Unused rows are -1."""
+    box with class -1. Unused rows are -1.
+
+    The rows are built once in anchor order (score and decoded box; the class only where it
+    is reported), the valid ones moved to the front (where MXNet does not sort, its rows are
+    the valid anchors in anchor order), and the first rows overwritten by the sorted, best
+    ``nms_topk``: the class of those alone is looked up, and their suppression is one NMS
+    for the whole batch."""
     op = "_contrib_MultiBoxDetection"
     if cls_prob.dim() != 3 or loc_pred.dim() != 2 or anchor.dim() != 3 or anchor.shape[2] != 4 or \
             cls_prob.shape[2] != anchor.shape[1] or loc_pred.shape != (cls_prob.shape[0], anchor.shape[1] * 4):
@@ -647,32 +655,33 @@ def multibox_detection(cls_prob, loc_pred, anchor, *, clip, threshold, backgroun
         probs = cls_prob.detach()[:, 1:]
         score = probs.amax(1)
         valid = score >= threshold
-        boxes = _decode_variances(anchor[0].detach(), loc_pred.detach().reshape(batch, a_count, 4), variances, clip)
         count = valid.sum(1, keepdim=True)
+        sort = 0 < nms_threshold <= 1
+        rows = torch.empty((batch, a_count, 6), dtype=dt)
+        rows[..., 0] = -1 if sort else _best_class(probs)
+        rows[..., 1] = score
+        _decode_variances(anchor[0].detach().to(dt), loc_pred.detach().to(dt).reshape(batch, a_count, 4),
+                          variances, clip, rows[..., 2:])
         position = torch.arange(a_count)
-        # the valid anchors first, in anchor order: what MXNet leaves where it does not sort
-        src = _valid_first(valid)
-        if not 0 < nms_threshold <= 1:
-            label = _best_class(probs).gather(1, src)
-        else:
+        if bool(valid.all()):
+            out = rows
+        else:  # the valid rows first, in anchor order
+            out = torch.full_like(rows, -1)
+            out[position < count] = rows[valid]
+        if sort:
             # the best nms_topk valid anchors by score (all when nms_topk <= 0), highest first
             order = _top_order(torch.where(valid, score, torch.tensor(-math.inf, dtype=score.dtype)), nms_topk)
             top = position[:order.shape[1]] < (count.clamp(max=nms_topk) if nms_topk > 0 else count)
-            src[:, :order.shape[1]] = torch.where(top, order, src[:, :order.shape[1]])
             rows_b, rows_i = torch.nonzero(top, as_tuple=True)
             picked = order[rows_b, rows_i]
+            best = rows[rows_b, picked]
             cid = _best_class(probs[rows_b, :, picked][:, :, None])[:, 0]  # only the sorted rows need one
             # one NMS for the whole batch: images (and classes) never suppress each other
             key = rows_b * classes + (0 if force_suppress else cid)
-            keep = nms_keep(boxes[rows_b, picked], nms_threshold, key, inclusive=True)
-            # suppressed rows, and the unsorted rows past nms_topk, have class -1
-            label = torch.full((batch, a_count), -1, dtype=cid.dtype)
-            label[rows_b[keep], rows_i[keep]] = cid[keep]
-        out = torch.empty((batch, a_count, 6), dtype=dt)
-        out[..., 0] = label
-        out[..., 1] = score.gather(1, src)
-        out[..., 2:] = boxes.gather(1, src[..., None].expand(-1, -1, 4))
-        out.masked_fill_((position >= count)[..., None], -1)
+            keep = nms_keep(best[:, 2:], nms_threshold, key, inclusive=True)
+            # suppressed rows (and the unsorted rows past nms_topk) have class -1
+            best[:, 0] = torch.where(keep, cid.to(dt), torch.tensor(-1, dtype=dt))
+            out[rows_b, rows_i] = best
     return zero_grad_output(cls_prob, out)
 
 

@@ -132,7 +132,10 @@ def _roi_align_sparse(data, live, batch, rois, grids, ph, pw, scale, aligned):
             matrix = torch.sparse_csr_tensor(crow, cols.reshape(-1), vals.reshape(-1).to(data.dtype),
                                              (r * bins, n * h * w), check_invariants=False)
     flat = data.permute(0, 2, 3, 1).reshape(n * h * w, c)
-    return (matrix @ flat).reshape(-1, ph, pw, c).permute(0, 3, 1, 2)
+    # addmm with beta=0 writes the product straight into a new output; ``matrix @ flat``
+    # first zero-fills it (a 15 MB pass for a Faster R-CNN head) and then adds the product
+    nothing = torch.zeros((), dtype=data.dtype).expand(r * bins, c)
+    return torch.addmm(nothing, matrix, flat, beta=0).reshape(-1, ph, pw, c).permute(0, 3, 1, 2)
 
 
 def _roi_align_sampled(data, index, batch, rois, ph, pw, grid, scale, aligned):
@@ -224,7 +227,6 @@ def roi_align(data, rois, *, pooled_size, spatial_scale, sample_ratio, position_
         raise MXNetError("%s: position_sensitive needs channels (data %s) divisible by pooled_size %s"
                          % (op, _shape(data), pooled_size))
     out_c = c // bins
-    out = data.new_zeros((rois.shape[0], out_c, ph, pw))
     with torch.no_grad():
         r = rois.detach().to(data.dtype)
         batch = r[:, 0].long()
@@ -245,6 +247,7 @@ def roi_align(data, rois, *, pooled_size, spatial_scale, sample_ratio, position_
                                                    aligned, bins).permute(0, 3, 1, 2)))
         else:
             parts += _roi_align_sampled(data, idx, batch[idx], r[idx], ph, pw, grid, spatial_scale, aligned)
+    out = data.new_zeros((rois.shape[0], out_c, ph, pw))
     if parts:
         out = out.index_put((torch.cat([i for i, _ in parts]),), torch.cat([v for _, v in parts]))
     return out
