@@ -542,8 +542,7 @@ def format_rows(rows, header=True):
 def cli_rows(quick, mxnet=None, under_load=False, threads=1):
     """``neogluon bench --only workloads``: print this suite's own table, and give the
     common table its imperative / hybridized (static) / torch columns."""
-    rows = run(list(WORKLOADS), quick=quick, mxnet=mxnet, threads=threads, under_load=under_load,
-               out=sys.stderr)
+    rows = run(list(WORKLOADS), quick=quick, mxnet=mxnet, threads=threads, under_load=under_load)
     common = {}
     for (workload, mode, variant), r in rows.items():
         col = {"imperative": "imperative", "static": "hybridized", "torch": "torch"}.get(variant)
