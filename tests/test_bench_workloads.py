@@ -19,6 +19,7 @@ def bench():
     return module
 
 
+@pytest.mark.slow  # ~10 s: the first training steps import torch.optim and autograd machinery
 def test_quick_run_gives_every_row(bench):
     out = io.StringIO()
     variants = ("imperative", "hybridized", "torch")
