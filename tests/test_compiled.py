@@ -22,6 +22,7 @@ from neogluon.gluon import nn, rnn
 @pytest.fixture(autouse=True)
 def _compile_on(monkeypatch):
     monkeypatch.setenv("NEOGLUON_COMPILE", "1")
+    monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "0")  # the compiled code always runs (checked below)
 
 
 def _pair(make, x, **flags):
@@ -182,6 +183,43 @@ def test_frozen_prediction_stops_when_the_weights_change(monkeypatch):
     x2 = nd.random.uniform(shape=(2, 10))
     _close(comp(x2).asnumpy(), plain(x2).asnumpy())
     assert len(comp._cached_op.compiled.compile_seconds) == 2
+
+
+class _FakeClock:
+    """The calibration's clock: each call of the function whose name is ``slow`` takes 1
+    time unit longer than the other (the frames between two clock reads are inspected)."""
+
+    def __init__(self, slow):
+        self.slow, self.now, self.last = slow, 0.0, None
+
+    def __call__(self):
+        import inspect
+        self.now += 1.0
+        caller = inspect.currentframe().f_back
+        name = caller.f_locals.get("name") if caller is not None else None
+        if self.last == name == self.slow:
+            self.now += 1.0
+        self.last = name
+        return self.now
+
+
+@pytest.mark.parametrize("slow, chosen", [("compiled", "plain"), ("plain", "compiled")])
+def test_prediction_keeps_the_faster_of_compiled_and_plain(monkeypatch, slow, chosen):
+    monkeypatch.setattr(torch, "compile", _identity_compile)
+    monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "1")
+    monkeypatch.setattr(inductor, "_clock", _FakeClock(slow))
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+    for _ in range(3):  # compile, calibrate, use the choice
+        _close(comp(x).asnumpy(), plain(x).asnumpy())
+    graph = comp._cached_op.compiled
+    assert list(graph.choices.values()) == [chosen]
+    frozen = [f for f in graph._fns.values() if isinstance(f, inductor._Frozen)][0]
+    assert frozen.use_plain is (chosen == "plain") and frozen.calls == (2 if chosen == "plain" else 3)
+    # training is never calibrated: it runs the compiled function
+    with autograd.record():
+        comp(x)
+    assert len(graph.choices) == 1 and len(graph.compile_seconds) == 2
 
 
 # ---------------------------------------------------------------------- compiling

@@ -19,6 +19,15 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   used only while the parameters are the tensors it was compiled with, unchanged (their
   version counters); once a parameter changes (a training step), prediction goes on with
   an unfrozen compiled function (the weights as inputs).
+- **Calibration.** For a small graph (the tutorial's LeNet at batch 1) the compiled code
+  is slower than the plain graph: torch.compile's guards and runtime wrappers cost more
+  than the Python it removes, and inductor's prepacked oneDNN convolutions lose to aten's
+  at tiny sizes. So a prediction function, once compiled and warm, is timed against the
+  plain graph on the same inputs (:data:`CALIBRATION_CALLS` alternating calls each, best
+  call of each; prediction has no side effects) and the faster one serves that shape from
+  then on (``choices`` records it). Training modes always run the compiled function (a
+  trial call would update BatchNorm's running statistics twice).
+  ``NEOGLUON_COMPILE_CALIBRATE=0`` keeps the compiled function without timing.
 - **Dropout** keeps torch's eager random stream (inductor's ``fallback_random``), so the
   compiled graph draws the same masks as the plain one.
 - **Disk cache.** Compiled code is cached across processes by inductor's FX graph cache in
@@ -39,11 +48,13 @@ import warnings
 
 import torch
 
-__all__ = ["BACKENDS", "MAX_SHAPES", "InductorGraph", "cache_dir", "wanted"]
+__all__ = ["BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "InductorGraph", "cache_dir", "wanted"]
 
 # hybridize(backend=...) names selecting the compiled CPU path (MXNet's oneDNN backend names too)
 BACKENDS = ("inductor", "MKLDNN", "ONEDNN")
 MAX_SHAPES = 8
+CALIBRATION_CALLS = 5
+_clock = time.perf_counter  # the calibration's clock (tests replace it)
 _OPTIONS = {"fallback_random": True}
 
 
@@ -80,6 +91,7 @@ class InductorGraph:
         self.data_index = [k for k, p in enumerate(self.is_param) if not p]
         self.static_shape = bool(static_shape)
         self.compile_seconds = {}  # (mode, shapes) -> seconds of the first (compiling) call
+        self.choices = {}  # (mode, shapes) -> "compiled" or "plain", for calibrated prediction functions
         self._fns = {}  # (mode, shapes) -> callable(tensors) or None (plain graph)
         self._modes = {}  # mode -> number of shapes compiled
         self._failed = False
@@ -136,7 +148,10 @@ class InductorGraph:
         compiled = torch.compile(plain, dynamic=False, options=dict(_OPTIONS))
         if is_train or grad:
             return lambda ts: compiled(*ts)
-        return _Frozen(plain, compiled, tensors, self.is_param)
+        calibrate = os.environ.get("NEOGLUON_COMPILE_CALIBRATE", "1") != "0"
+        key = (mode, tuple((tensors[k].shape, tensors[k].dtype) for k in self.data_index))
+        return _Frozen(plain, compiled, tensors, self.is_param,
+                       (lambda choice: self.choices.__setitem__(key, choice)) if calibrate else None)
 
     def _fail(self, err):
         self._failed = True
@@ -148,7 +163,11 @@ class _Frozen:
     """Prediction with the parameters frozen into the compiled code, while they are the
     tensors it was compiled with and unchanged; else the unfrozen compiled function."""
 
-    def __init__(self, plain, unfrozen, tensors, is_param):
+    def __init__(self, plain, unfrozen, tensors, is_param, chosen=None):
+        self.plain = plain
+        self.calls = 0
+        self.use_plain = False
+        self.chosen = chosen  # None: no calibration; else called with the choice once made
         self.unfrozen = unfrozen
         self.param_index = [k for k, p in enumerate(is_param) if p]
         self.data_index = [k for k, p in enumerate(is_param) if not p]
@@ -162,11 +181,34 @@ class _Frozen:
                    for k, b, v in zip(self.param_index, self.params, self.versions))
 
     def __call__(self, tensors):
+        fn = self._compiled(tensors)
+        if self.use_plain:
+            return self.plain(*tensors)
+        self.calls += 1
+        if self.calls == 2 and self.chosen is not None:  # compiled and warm: is it worth it?
+            return self._calibrate(fn, tensors)
+        return fn()
+
+    def _compiled(self, tensors):
+        """The compiled function to use, bound to its arguments."""
         if self.frozen is not None:
             if self.valid(tensors):
-                return self.frozen(*[tensors[k] for k in self.data_index])
+                data = [tensors[k] for k in self.data_index]
+                return lambda: self.frozen(*data)
             self.frozen = self.module = self.params = None  # the weights moved on: stop freezing
-        return self.unfrozen(*tensors)
+        return lambda: self.unfrozen(*tensors)
+
+    def _calibrate(self, fn, tensors):
+        """Time the compiled function against the plain graph, alternately; keep the faster."""
+        best = {"compiled": float("inf"), "plain": float("inf")}
+        for _ in range(CALIBRATION_CALLS):
+            for name, f in (("plain", lambda: self.plain(*tensors)), ("compiled", fn)):
+                start = _clock()
+                out = f()
+                best[name] = min(best[name], _clock() - start)
+        self.use_plain = best["plain"] < best["compiled"]
+        self.chosen("plain" if self.use_plain else "compiled")
+        return out
 
 
 class _ParamModule(torch.nn.Module):
