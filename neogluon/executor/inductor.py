@@ -33,6 +33,12 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
 - **Disk cache.** Compiled code is cached across processes by inductor's FX graph cache in
   :func:`cache_dir` (``$TORCHINDUCTOR_CACHE_DIR`` when set, else ``$MXNET_HOME/inductor``,
   else ``~/.cache/neogluon/inductor``). ``compile_seconds`` records each first call's time.
+  A new process also pays inductor's CPU vector-ISA probe (it compiles a test kernel per
+  ISA and loads it in a child Python, about ten child processes: a third of ResNet-18's
+  cached start on a loaded machine); :func:`vec_isa_probe` records its result in the cache
+  directory, keyed by torch version, compiler and CPU flags, and a later process whose
+  probe all passed tells inductor so (``torch._inductor.config.cpp.vec_isa_ok``) instead
+  of probing again. ``TORCHINDUCTOR_VEC_ISA_OK`` set by the user wins.
 - **Off switch.** ``NEOGLUON_COMPILE=0`` runs the plain graph whatever the options.
 - **Failure.** If inductor cannot compile (no C++ compiler, an unsupported kernel), a
   warning is given once and the plain graph runs; a user's error (wrong shapes) is raised
@@ -41,20 +47,23 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
 Op hooks (``register_op_hook``) run the graph node by node as before, and ``export`` writes
 the MXNet graph, never the compiled code.
 """
+import json
 import os
+import platform
 import time
 import types
 import warnings
 
 import torch
 
-__all__ = ["BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "InductorGraph", "cache_dir", "wanted"]
+__all__ = ["BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "InductorGraph", "cache_dir", "vec_isa_probe", "wanted"]
 
 # hybridize(backend=...) names selecting the compiled CPU path (MXNet's oneDNN backend names too)
 BACKENDS = ("inductor", "MKLDNN", "ONEDNN")
 MAX_SHAPES = 8
 CALIBRATION_CALLS = 5
 _clock = time.perf_counter  # the calibration's clock (tests replace it)
+_ISA_DONE = []  # vec_isa_probe ran in this process
 _OPTIONS = {"fallback_random": True}
 
 
@@ -65,6 +74,53 @@ def cache_dir():
         return env
     home = os.environ.get("MXNET_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "neogluon")
     return os.path.join(home, "inductor")
+
+
+def _isa_key():
+    """What the vector-ISA probe's result depends on: torch, the C++ compiler, the CPU."""
+    from torch._inductor import cpu_vec_isa
+    flags = sorted(cpu_vec_isa.x86_isa_checker()) if platform.machine() in ("x86_64", "AMD64") else []
+    return "|".join([torch.__version__, os.environ.get("CXX", ""), platform.machine(), ",".join(flags)])
+
+
+def _probe_all():
+    """Run inductor's probe; whether every ISA the CPU reports passed it."""
+    from torch._inductor import cpu_vec_isa
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return False
+    flags = cpu_vec_isa.x86_isa_checker()
+    listed = [isa for isa in cpu_vec_isa.supported_vec_isa_list if all(f in flags for f in str(isa).split())]
+    return bool(listed) and len(cpu_vec_isa.valid_vec_isa_list()) == len(listed)
+
+
+def vec_isa_probe():
+    """Skip inductor's per-process vector-ISA probe when an earlier process recorded, in
+    :func:`cache_dir`, that it all passed on this torch/compiler/CPU; else let it probe
+    and record the result. Returns True when the recorded result was used."""
+    from torch._inductor import config
+    if config.cpp.vec_isa_ok is not None:  # the user's TORCHINDUCTOR_VEC_ISA_OK
+        return False
+    path = os.path.join(cache_dir(), "neogluon_vec_isa.json")
+    try:
+        key = _isa_key()
+        try:
+            with open(path) as f:
+                record = json.load(f)
+        except (OSError, ValueError):
+            record = {}
+        if record.get(key) is True:
+            config.cpp.vec_isa_ok = True
+            return True
+        ok = _probe_all()
+        record[key] = ok
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = "%s.%d" % (path, os.getpid())
+        with open(tmp, "w") as f:
+            json.dump(record, f)
+        os.replace(tmp, path)
+    except Exception:  # pylint: disable=broad-except
+        pass  # inductor's internals moved, or the cache is not writable: inductor probes as usual
+    return False
 
 
 def wanted(flags):
@@ -144,6 +200,8 @@ class InductorGraph:
 
     def _compile(self, mode, tensors):
         is_train, grad = mode
+        if not _ISA_DONE:
+            _ISA_DONE.append(vec_isa_probe())
         plain = self.graph.fn(is_train, tensors)
         compiled = torch.compile(plain, dynamic=False, options=dict(_OPTIONS))
         if is_train or grad:
