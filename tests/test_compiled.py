@@ -23,6 +23,7 @@ from neogluon.gluon import nn, rnn
 def _compile_on(monkeypatch):
     monkeypatch.setenv("NEOGLUON_COMPILE", "1")
     monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "0")  # the compiled code always runs (checked below)
+    monkeypatch.setattr(inductor, "_ISA_DONE", [None])  # inductor probes the CPU itself (vec_isa_probe: tested below)
 
 
 def _pair(make, x, **flags):
@@ -106,6 +107,29 @@ def test_cache_dir(monkeypatch, tmp_path):
     assert inductor.cache_dir() == str(tmp_path / "inductor")
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "x"))
     assert inductor.cache_dir() == str(tmp_path / "x")
+
+
+@pytest.mark.parametrize("passed", [True, False])
+def test_vec_isa_probe_is_recorded_and_reused(monkeypatch, tmp_path, passed):
+    from torch._inductor import config
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    with config.patch({"cpp.vec_isa_ok": None}):
+        _check_vec_isa_probe(monkeypatch, tmp_path, passed, config)
+
+
+def _check_vec_isa_probe(monkeypatch, tmp_path, passed, config):
+    monkeypatch.setattr(inductor, "_isa_key", lambda: "torch|cxx|cpu")
+    probes = []
+    monkeypatch.setattr(inductor, "_probe_all", lambda: probes.append(1) or passed)
+    assert inductor.vec_isa_probe() is False and probes == [1]  # first process: inductor's probe runs
+    assert json.loads((tmp_path / "neogluon_vec_isa.json").read_text()) == {"torch|cxx|cpu": passed}
+    assert config.cpp.vec_isa_ok is None
+    # a later process: the record says all passed -> no probe; a failed probe is probed again
+    assert inductor.vec_isa_probe() is passed and probes == ([1] if passed else [1, 1])
+    assert config.cpp.vec_isa_ok is (True if passed else None)
+    # the user's TORCHINDUCTOR_VEC_ISA_OK wins
+    config.cpp.vec_isa_ok = False
+    assert inductor.vec_isa_probe() is False and config.cpp.vec_isa_ok is False
 
 
 def test_export_writes_the_mxnet_graph(tmp_path):

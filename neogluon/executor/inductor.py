@@ -97,11 +97,11 @@ def vec_isa_probe():
     """Skip inductor's per-process vector-ISA probe when an earlier process recorded, in
     :func:`cache_dir`, that it all passed on this torch/compiler/CPU; else let it probe
     and record the result. Returns True when the recorded result was used."""
-    from torch._inductor import config
-    if config.cpp.vec_isa_ok is not None:  # the user's TORCHINDUCTOR_VEC_ISA_OK
-        return False
-    path = os.path.join(cache_dir(), "neogluon_vec_isa.json")
     try:
+        from torch._inductor import config
+        if config.cpp.vec_isa_ok is not None:  # the user's TORCHINDUCTOR_VEC_ISA_OK
+            return False
+        path = os.path.join(cache_dir(), "neogluon_vec_isa.json")
         key = _isa_key()
         try:
             with open(path) as f:
