@@ -104,11 +104,11 @@ def _reshape_codes(dshape, codes):
             raise ValueError("shape dim size must be >= -4, while received %d" % c)
         i += 1
     if inf_idx >= 0:
-        known = int(np.prod(out))
+        known = math.prod(out)
         if known == 0:
             raise ValueError("cannot infer the -1 dimension of shape %s: the other dimensions have size 0"
                              % (tuple(codes),))
-        out[inf_idx] = int(np.prod(dshape)) // known
+        out[inf_idx] = math.prod(dshape) // known
     return out
 
 
@@ -122,7 +122,7 @@ def _reshape_legacy(dshape, target, keep_highest):
     zeros = [i for i in range(start, len(out)) if out[i] == 0]
     if len(zeros) == 1:
         out[zeros[0]] = 1
-        out[zeros[0]] = int(np.prod(dshape)) // int(np.prod(out))
+        out[zeros[0]] = math.prod(dshape) // math.prod(out)
     return out
 
 
@@ -143,9 +143,9 @@ def _infer_reshape(dshape, shape, reverse, target_shape, keep_highest):
         out = _reshape_legacy(dshape, target_shape, keep_highest)
     else:
         raise ValueError("shape is not given")
-    if int(np.prod(out)) != int(np.prod(dshape)):
+    if math.prod(out) != math.prod(dshape):
         raise ValueError("target shape %s has %d elements but the input has %d"
-                         % (tuple(out), int(np.prod(out)), int(np.prod(dshape))))
+                         % (tuple(out), math.prod(out), math.prod(dshape)))
     return tuple(out)
 
 
