@@ -228,7 +228,7 @@ class _FakeClock:
 
 
 @pytest.mark.parametrize("slow, chosen", [("compiled", "plain"), ("plain", "compiled")])
-def test_prediction_keeps_the_faster_of_compiled_and_plain(monkeypatch, slow, chosen):
+def test_prediction_and_training_keep_the_faster_of_compiled_and_plain(monkeypatch, slow, chosen):
     monkeypatch.setattr(torch, "compile", _identity_compile)
     monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "1")
     monkeypatch.setattr(inductor, "_clock", _FakeClock(slow))
@@ -240,10 +240,24 @@ def test_prediction_keeps_the_faster_of_compiled_and_plain(monkeypatch, slow, ch
     assert list(graph.choices.values()) == [chosen]
     frozen = [f for f in graph._fns.values() if isinstance(f, inductor._Frozen)][0]
     assert frozen.use_plain is (chosen == "plain") and frozen.calls == (2 if chosen == "plain" else 3)
-    # training is never calibrated: it runs the compiled function
-    with autograd.record():
-        comp(x)
-    assert len(graph.choices) == 1 and len(graph.compile_seconds) == 2
+    # training: calibrated too, and the trials leave no trace: BatchNorm's running statistics
+    # moved once per call, the same Dropout masks, the same gradients as the plain graph
+    for step in range(3):
+        outs = []
+        for net in (plain, comp):
+            mx.random.seed(5 + step)
+            with autograd.record():
+                y = net(x)
+                (y * y).sum().backward()
+            outs.append(y.asnumpy())
+        _close(outs[1], outs[0])
+        for g, h in zip(_grads(plain), _grads(comp)):
+            _close(h, g)
+        _close(comp[1].running_mean.data().asnumpy(), plain[1].running_mean.data().asnumpy(), 1e-6)
+        _close(comp[1].running_var.data().asnumpy(), plain[1].running_var.data().asnumpy(), 1e-6)
+    assert list(graph.choices.values()) == [chosen, chosen] and len(graph.compile_seconds) == 2
+    trained = [f for f in graph._fns.values() if isinstance(f, inductor._Trained)][0]
+    assert trained.use_plain is (chosen == "plain")
 
 
 # ---------------------------------------------------------------------- compiling

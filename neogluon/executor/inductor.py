@@ -25,9 +25,12 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   at tiny sizes. So a prediction function, once compiled and warm, is timed against the
   plain graph on the same inputs (:data:`CALIBRATION_CALLS` alternating calls each, best
   call of each; prediction has no side effects) and the faster one serves that shape from
-  then on (``choices`` records it). Training modes always run the compiled function (a
-  trial call would update BatchNorm's running statistics twice).
-  ``NEOGLUON_COMPILE_CALIBRATE=0`` keeps the compiled function without timing.
+  then on (``choices`` records it). Training functions are calibrated the same way, each
+  trial a forward and (when recording) a ``torch.autograd.grad`` of the outputs' sum
+  (which fills no Parameter's gradient); the auxiliary states the trials moved (BatchNorm's
+  running statistics) and torch's random state (Dropout) are restored afterwards, so the
+  call's results are those of one call. ``NEOGLUON_COMPILE_CALIBRATE=0`` keeps the
+  compiled function without timing.
 - **Dropout** keeps torch's eager random stream (inductor's ``fallback_random``), so the
   compiled graph draws the same masks as the plain one.
 - **Disk cache.** Compiled code is cached across processes by inductor's FX graph cache in
@@ -204,17 +207,69 @@ class InductorGraph:
             _ISA_DONE.append(vec_isa_probe())
         plain = self.graph.fn(is_train, tensors)
         compiled = torch.compile(plain, dynamic=False, options=dict(_OPTIONS))
-        if is_train or grad:
-            return lambda ts: compiled(*ts)
         calibrate = os.environ.get("NEOGLUON_COMPILE_CALIBRATE", "1") != "0"
         key = (mode, tuple((tensors[k].shape, tensors[k].dtype) for k in self.data_index))
-        return _Frozen(plain, compiled, tensors, self.is_param,
-                       (lambda choice: self.choices.__setitem__(key, choice)) if calibrate else None)
+        chosen = (lambda choice: self.choices.__setitem__(key, choice)) if calibrate else None
+        if is_train or grad:
+            aux = set(self.graph.aux_names)
+            return _Trained(plain, compiled, [k for k, n in enumerate(self.graph.input_names) if n in aux], chosen)
+        return _Frozen(plain, compiled, tensors, self.is_param, chosen)
 
     def _fail(self, err):
         self._failed = True
         warnings.warn("the compiled (inductor) backend could not run this graph, the plain graph runs instead: %s"
                       % str(err).split("\n")[0])
+
+
+def _time_both(plain, compiled, trial):
+    """The best of :data:`CALIBRATION_CALLS` alternating ``trial(fn)`` calls for each; the
+    last compiled result."""
+    best = {"compiled": float("inf"), "plain": float("inf")}
+    out = None
+    for _ in range(CALIBRATION_CALLS):
+        for name, f in (("plain", plain), ("compiled", compiled)):
+            start = _clock()
+            out = trial(f)
+            best[name] = min(best[name], _clock() - start)
+    return best["plain"] < best["compiled"], out
+
+
+class _Trained:
+    """A training-mode compiled function, calibrated once against the plain graph (see the
+    module's docstring) at its second call."""
+
+    def __init__(self, plain, compiled, aux_index, chosen):
+        self.plain, self.compiled, self.aux_index, self.chosen = plain, compiled, aux_index, chosen
+        self.calls = 0
+        self.use_plain = False
+
+    def __call__(self, tensors):
+        if self.use_plain:
+            return self.plain(*tensors)
+        self.calls += 1
+        if self.calls == 2 and self.chosen is not None:
+            self._calibrate(tensors)
+            if self.use_plain:
+                return self.plain(*tensors)
+        return self.compiled(*tensors)
+
+    def _calibrate(self, tensors):
+        saved = [(tensors[k], tensors[k].detach().clone()) for k in self.aux_index]
+        rng = torch.get_rng_state()
+        leaves = [t for t in tensors if t.requires_grad]
+
+        def trial(fn):
+            outs = [o for o in fn(*tensors) if o.requires_grad]
+            if outs and leaves:
+                torch.autograd.grad(sum(o.sum() for o in outs), leaves, allow_unused=True)
+        try:
+            self.use_plain, _ = _time_both(lambda *ts: self.plain(*ts), lambda *ts: self.compiled(*ts), trial)
+        finally:
+            with torch.no_grad():
+                for t, value in saved:
+                    t.copy_(value)
+            torch.set_rng_state(rng)
+        self.chosen("plain" if self.use_plain else "compiled")
 
 
 class _Frozen:
@@ -258,13 +313,7 @@ class _Frozen:
 
     def _calibrate(self, fn, tensors):
         """Time the compiled function against the plain graph, alternately; keep the faster."""
-        best = {"compiled": float("inf"), "plain": float("inf")}
-        for _ in range(CALIBRATION_CALLS):
-            for name, f in (("plain", lambda: self.plain(*tensors)), ("compiled", fn)):
-                start = _clock()
-                out = f()
-                best[name] = min(best[name], _clock() - start)
-        self.use_plain = best["plain"] < best["compiled"]
+        self.use_plain, out = _time_both(lambda: self.plain(*tensors), fn, lambda f: f())
         self.chosen("plain" if self.use_plain else "compiled")
         return out
 
