@@ -123,7 +123,8 @@ def _check_vec_isa_probe(monkeypatch, tmp_path, passed, config):
     monkeypatch.setattr(inductor, "_probe_all", lambda: probes.append(1) or passed)
     assert inductor.vec_isa_probe() is False and probes == [1]  # first process: inductor's probe runs
     assert json.loads((tmp_path / "neogluon_vec_isa.json").read_text()) == {"torch|cxx|cpu": passed}
-    assert config.cpp.vec_isa_ok is None
+    assert config.cpp.vec_isa_ok is (True if passed else None)  # the same cache key as later processes
+    config.cpp.vec_isa_ok = None  # a new process
     # a later process: the record says all passed -> no probe; a failed probe is probed again
     assert inductor.vec_isa_probe() is passed and probes == ([1] if passed else [1, 1])
     assert config.cpp.vec_isa_ok is (True if passed else None)

@@ -41,7 +41,8 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   cached start on a loaded machine); :func:`vec_isa_probe` records its result in the cache
   directory, keyed by torch version, compiler and CPU flags, and a later process whose
   probe all passed tells inductor so (``torch._inductor.config.cpp.vec_isa_ok``) instead
-  of probing again. ``TORCHINDUCTOR_VEC_ISA_OK`` set by the user wins.
+  of probing again (the process that probed sets it too once all passed: the setting is
+  part of the FX graph cache's key). ``TORCHINDUCTOR_VEC_ISA_OK`` set by the user wins.
 - **Off switch.** ``NEOGLUON_COMPILE=0`` runs the plain graph whatever the options.
 - **Failure.** If inductor cannot compile (no C++ compiler, an unsupported kernel), a
   warning is given once and the plain graph runs; a user's error (wrong shapes) is raised
@@ -115,6 +116,8 @@ def vec_isa_probe():
             config.cpp.vec_isa_ok = True
             return True
         ok = _probe_all()
+        if ok:  # compile with the same configuration as the later processes (it is in the cache key)
+            config.cpp.vec_isa_ok = True
         record[key] = ok
         os.makedirs(os.path.dirname(path), exist_ok=True)
         tmp = "%s.%d" % (path, os.getpid())
