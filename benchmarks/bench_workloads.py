@@ -35,7 +35,8 @@ round, as median [min-max] over rounds (so a shared machine's drifts cancel). ``
 and ``peak MB`` come from a fresh process per variant (``--no-fresh`` skips them): the first
 inference call and the first training step, and ``ru_maxrss`` after both; compiled variants
 get an empty inductor cache, then a second fresh process on that cache (``cached s``).
-``--under-load`` repeats the timing with a concurrent CPU-bound torch process (as
+``--clock cpu`` times by the worker process's CPU time instead (steadier on a loaded
+machine). ``--under-load`` repeats the timing (always by the wall clock) with a concurrent CPU-bound torch process (as
 benchmarks/thread_load.py) and reports, per workload and variant, the median and
 95th-percentile slowdown of single calls, loaded / alone.
 """
@@ -334,11 +335,12 @@ class Worker:
             return {"first": first, "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}
         if cmd == "time":
             fn = self.fns[(req["variant"], req["mode"])]
+            clock = time.process_time if req.get("clock") == "cpu" else time.perf_counter
             times = []
             for _ in range(req["calls"]):
-                t0 = time.perf_counter()
+                t0 = clock()
                 fn()
-                times.append(time.perf_counter() - t0)
+                times.append(clock() - t0)
             return times
         raise ValueError("unknown request %r" % cmd)
 
@@ -388,7 +390,7 @@ def serve(lib):
 
 
 # ---------------------------------------------------------------------- measuring
-def measure(workers, workload, rounds, calls, neighbour=False):
+def measure(workers, workload, rounds, calls, neighbour=False, clock="wall"):
     """{(variant, mode): [per-round median seconds]} and {(variant, mode): [every call]}, the
     variants of all workers alternating in a rotating order; with ``neighbour`` each round
     runs beside a CPU-bound torch process."""
@@ -402,7 +404,7 @@ def measure(workers, workload, rounds, calls, neighbour=False):
             time.sleep(1.0)
         try:
             for w, v, m in plan[r % len(plan):] + plan[:r % len(plan)]:
-                times = w.request({"cmd": "time", "variant": v, "mode": m, "calls": calls[workload]})
+                times = w.request({"cmd": "time", "variant": v, "mode": m, "calls": calls[workload], "clock": clock})
                 per_round[(v, m)].append(statistics.median(times))
                 calls_all[(v, m)].extend(times)
         finally:
@@ -437,7 +439,7 @@ def p95(v):
 
 
 def run(workloads, quick=False, mxnet=None, rounds=None, threads=1, under_load=False, fresh_runs=None,
-        variants=None, in_process=False, out=sys.stdout):
+        variants=None, in_process=False, out=sys.stdout, clock="wall"):
     """Run the suite; print the table to ``out``; return the rows
     ``{(workload, mode, variant): {"ms": ..., "vs_mx": (med, lo, hi) | None, ...}}``."""
     rounds = rounds or (2 if quick else 7)
@@ -450,7 +452,8 @@ def run(workloads, quick=False, mxnet=None, rounds=None, threads=1, under_load=F
     mxw = Remote(mxnet, "mxnet", threads) if mxnet else None
     rows = {}
     try:
-        print(note(threads, mxnet, rounds), file=out)
+        print(note(threads, mxnet, rounds) + ("; CPU time of the worker process" if clock == "cpu" else "; wall clock"),
+              file=out)
         for workload in workloads:
             calls = {w: (1 if quick else max(3, min(30, int(0.25 / _guess(w)))))
                      for w in WORKLOADS}
@@ -459,7 +462,7 @@ def run(workloads, quick=False, mxnet=None, rounds=None, threads=1, under_load=F
             if mxw:
                 workers.append((mxw, MX_VARIANTS))
                 setups["mxnet"] = mxw.request({"cmd": "setup", "workload": workload, "variants": list(MX_VARIANTS)})
-            per_round, _ = measure(workers, workload, rounds, calls)
+            per_round, _ = measure(workers, workload, rounds, calls, clock=clock)
             loaded = None
             if under_load:
                 alone_calls = measure(workers, workload, rounds, calls)[1]
@@ -562,12 +565,17 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=int(os.environ.get("OMP_NUM_THREADS", "1")))
     parser.add_argument("--under-load", action="store_true", help="also time beside a CPU-bound torch process")
     parser.add_argument("--no-fresh", action="store_true", help="skip first-call / peak-memory fresh processes")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="time calls by the wall clock, or by the worker process's CPU time (all its threads; "
+                             "steadier on a loaded machine, where long calls are preempted). --under-load always "
+                             "uses the wall clock")
     args = parser.parse_args(argv)
     if args.worker:
         serve(args.worker)
         return
     run(args.only or list(WORKLOADS), quick=args.quick, mxnet=args.mxnet, rounds=args.rounds, threads=args.threads,
-        under_load=args.under_load, fresh_runs=False if args.no_fresh else None, variants=args.variants)
+        under_load=args.under_load, fresh_runs=False if args.no_fresh else None, variants=args.variants,
+        clock=args.clock)
 
 
 if __name__ == "__main__":
