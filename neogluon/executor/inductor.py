@@ -24,7 +24,8 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   than the Python it removes, and inductor's prepacked oneDNN convolutions lose to aten's
   at tiny sizes. So a prediction function, once compiled and warm, is timed against the
   plain graph on the same inputs (:data:`CALIBRATION_CALLS` alternating calls each, best
-  call of each; prediction has no side effects) and the faster one serves that shape from
+  call of each, by the process's CPU time, which other processes on a shared machine do
+  not disturb; prediction has no side effects) and the faster one serves that shape from
   then on (``choices`` records it). Training functions are calibrated the same way, each
   trial a forward and (when recording) a ``torch.autograd.grad`` of the outputs' sum
   (which fills no Parameter's gradient); the auxiliary states the trials moved (BatchNorm's
@@ -66,7 +67,7 @@ __all__ = ["BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "InductorGraph", "cach
 BACKENDS = ("inductor", "MKLDNN", "ONEDNN")
 MAX_SHAPES = 8
 CALIBRATION_CALLS = 5
-_clock = time.perf_counter  # the calibration's clock (tests replace it)
+_clock = time.process_time  # the calibration's clock (tests replace it): CPU time, not disturbed by other processes
 _ISA_DONE = []  # vec_isa_probe ran in this process
 _OPTIONS = {"fallback_random": True}
 
