@@ -291,7 +291,7 @@ class _Frozen:
         self.params = [tensors[k] for k in self.param_index]
         self.versions = [t._version for t in self.params]  # pylint: disable=protected-access
         self.module = _ParamModule(plain, self.params, is_param)
-        self.frozen = torch.compile(self.module.forward, dynamic=False, options=dict(_OPTIONS, freezing=True))
+        self.frozen = torch.compile(self.module.entry, dynamic=False, options=dict(_OPTIONS, freezing=True))
 
     def valid(self, tensors):
         return all(tensors[k] is b and b._version == v  # pylint: disable=protected-access
@@ -323,25 +323,29 @@ class _Frozen:
 
 
 class _ParamModule(torch.nn.Module):
-    """The graph function as a module whose parameters are the graph's Parameter inputs
-    (sharing their memory), which is what inductor's freezing folds. Its ``forward`` is
-    generated for this graph, so each graph is its own code object for torch.compile
-    (dynamo keeps a bounded number of compiled entries per code object)."""
+    """The graph's Parameter inputs as the parameters of a module (sharing their memory),
+    which is what inductor's freezing folds, and ``entry(*data)``: a plain function, generated
+    for this graph, running the graph on the module's parameters and the data.
+
+    ``entry`` is a function of its own code object, not a bound method: torch.compile wraps a
+    method whose source it cannot find (this generated one) in a helper whose code object
+    all such methods share, so every frozen graph of the process would share one dynamo
+    cache and its recompile limit (8): the ninth graph ran uncompiled, and each call
+    checked the guards of the others."""
 
     def __init__(self, fn, params, is_param):
         super().__init__()
-        self.fn = fn
         for k, t in enumerate(params):
             self.register_parameter("p%d" % k, torch.nn.Parameter(t.detach(), requires_grad=False))
         data, args, k_param = [], [], 0
         for p in is_param:
             if p:
-                args.append("self.p%d" % k_param)
+                args.append("_m.p%d" % k_param)
                 k_param += 1
             else:
                 data.append("d%d" % len(data))
                 args.append(data[-1])
-        src = "def forward(self, %s):\n    return self.fn(%s)\n" % (", ".join(data), ", ".join(args))
-        scope = {}
+        src = "def frozen_graph(%s):\n    return _fn(%s)\n" % (", ".join(data), ", ".join(args))
+        scope = {"_m": self, "_fn": fn}
         exec(compile(src, "<neogluon.executor.inductor frozen graph>", "exec"), scope)  # pylint: disable=exec-used
-        self.forward = types.MethodType(scope["forward"], self)
+        self.entry = scope["frozen_graph"]
