@@ -258,6 +258,12 @@ def closure(lib, workload, variant, mode):
         torch.manual_seed(0)
         net = torch_net(workload)
         net.train(mode == "train")
+        if variant == "torch.compile":
+            # torch.compile(module) runs every module through one shared helper frame whose
+            # dynamo cache holds 8 entries by default: this process compiles more modules than
+            # that, and the ninth would silently run eagerly
+            import torch._dynamo
+            torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 256)
         run = torch.compile(net) if variant == "torch.compile" else net
         xs = [torch.from_numpy(a) for a in arrays]
         if mode == "infer":
