@@ -210,6 +210,22 @@ def test_frozen_prediction_stops_when_the_weights_change(monkeypatch):
     assert len(comp._cached_op.compiled.compile_seconds) == 2
 
 
+def test_each_frozen_graph_compiles_its_own_code_object(monkeypatch):
+    """torch.compile wraps bound methods without source in one shared helper frame (one
+    dynamo cache, 8 entries for the whole process); a frozen graph hands it a function of
+    its own."""
+    import inspect
+    compiled = []
+    monkeypatch.setattr(torch, "compile", lambda fn, **kw: compiled.append(fn) or fn)
+    x = nd.random.uniform(shape=(4, 10))
+    for _ in range(2):
+        _, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+        comp(x)
+    entries = [f for f in compiled if getattr(f, "__name__", "") == "frozen_graph"]
+    assert len(entries) == 2 and all(inspect.isfunction(f) for f in entries)
+    assert entries[0].__code__ is not entries[1].__code__
+
+
 class _FakeClock:
     """The calibration's clock: each call of the function whose name is ``slow`` takes 1
     time unit longer than the other (the frames between two clock reads are inspected)."""
