@@ -381,3 +381,14 @@ def test_demo_under_load_never_concludes_beyond_its_measurements(tmp_path):
             continue
         median, low, high = (float(v) for v in re.search(r": ([\d.]+)x .*interval ([\d.]+)x-([\d.]+)x", line).groups())
         assert low <= median <= high and (high - low) / median <= 0.2 + 0.01, line
+
+
+def test_bench_passes_mxnet_and_under_load_to_benchmarks_that_take_them(capsys, tmp_path):
+    (tmp_path / "bench_takes.py").write_text(
+        "def cli_rows(quick, mxnet=None, under_load=False):\n"
+        "    return {'case %s %s %s' % (quick, mxnet, under_load): {'imperative': 1e-3}}\n")
+    (tmp_path / "bench_plain.py").write_text(
+        "def cli_rows(quick):\n    return {'plain %s' % quick: {'imperative': 2e-3}}\n")
+    code, out, _ = call(capsys, "bench", "--dir", str(tmp_path), "--mxnet", "/some/python", "--under-load")
+    assert code == 0
+    assert "case True /some/python True" in out and "plain True" in out

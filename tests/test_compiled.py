@@ -22,6 +22,8 @@ from neogluon.gluon import nn, rnn
 @pytest.fixture(autouse=True)
 def _compile_on(monkeypatch):
     monkeypatch.setenv("NEOGLUON_COMPILE", "1")
+    monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "0")  # the compiled code always runs (checked below)
+    monkeypatch.setattr(inductor, "_ISA_DONE", [None])  # inductor probes the CPU itself (vec_isa_probe: tested below)
 
 
 def _pair(make, x, **flags):
@@ -107,6 +109,30 @@ def test_cache_dir(monkeypatch, tmp_path):
     assert inductor.cache_dir() == str(tmp_path / "x")
 
 
+@pytest.mark.parametrize("passed", [True, False])
+def test_vec_isa_probe_is_recorded_and_reused(monkeypatch, tmp_path, passed):
+    from torch._inductor import config
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    with config.patch({"cpp.vec_isa_ok": None}):
+        _check_vec_isa_probe(monkeypatch, tmp_path, passed, config)
+
+
+def _check_vec_isa_probe(monkeypatch, tmp_path, passed, config):
+    monkeypatch.setattr(inductor, "_isa_key", lambda: "torch|cxx|cpu")
+    probes = []
+    monkeypatch.setattr(inductor, "_probe_all", lambda: probes.append(1) or passed)
+    assert inductor.vec_isa_probe() is False and probes == [1]  # first process: inductor's probe runs
+    assert json.loads((tmp_path / "neogluon_vec_isa.json").read_text()) == {"torch|cxx|cpu": passed}
+    assert config.cpp.vec_isa_ok is (True if passed else None)  # the same cache key as later processes
+    config.cpp.vec_isa_ok = None  # a new process
+    # a later process: the record says all passed -> no probe; a failed probe is probed again
+    assert inductor.vec_isa_probe() is passed and probes == ([1] if passed else [1, 1])
+    assert config.cpp.vec_isa_ok is (True if passed else None)
+    # the user's TORCHINDUCTOR_VEC_ISA_OK wins
+    config.cpp.vec_isa_ok = False
+    assert inductor.vec_isa_probe() is False and config.cpp.vec_isa_ok is False
+
+
 def test_export_writes_the_mxnet_graph(tmp_path):
     x = nd.random.uniform(shape=(4, 10))
     plain, comp = _pair(mlp, x, backend="inductor")
@@ -182,6 +208,73 @@ def test_frozen_prediction_stops_when_the_weights_change(monkeypatch):
     x2 = nd.random.uniform(shape=(2, 10))
     _close(comp(x2).asnumpy(), plain(x2).asnumpy())
     assert len(comp._cached_op.compiled.compile_seconds) == 2
+
+
+def test_each_frozen_graph_compiles_its_own_code_object(monkeypatch):
+    """torch.compile wraps bound methods without source in one shared helper frame (one
+    dynamo cache, 8 entries for the whole process); a frozen graph hands it a function of
+    its own."""
+    import inspect
+    compiled = []
+    monkeypatch.setattr(torch, "compile", lambda fn, **kw: compiled.append(fn) or fn)
+    x = nd.random.uniform(shape=(4, 10))
+    for _ in range(2):
+        _, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+        comp(x)
+    entries = [f for f in compiled if getattr(f, "__name__", "") == "frozen_graph"]
+    assert len(entries) == 2 and all(inspect.isfunction(f) for f in entries)
+    assert entries[0].__code__ is not entries[1].__code__
+
+
+class _FakeClock:
+    """The calibration's clock: each call of the function whose name is ``slow`` takes 1
+    time unit longer than the other (the frames between two clock reads are inspected)."""
+
+    def __init__(self, slow):
+        self.slow, self.now, self.last = slow, 0.0, None
+
+    def __call__(self):
+        import inspect
+        self.now += 1.0
+        caller = inspect.currentframe().f_back
+        name = caller.f_locals.get("name") if caller is not None else None
+        if self.last == name == self.slow:
+            self.now += 1.0
+        self.last = name
+        return self.now
+
+
+@pytest.mark.parametrize("slow, chosen", [("compiled", "plain"), ("plain", "compiled")])
+def test_prediction_and_training_keep_the_faster_of_compiled_and_plain(monkeypatch, slow, chosen):
+    monkeypatch.setattr(torch, "compile", _identity_compile)
+    monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "1")
+    monkeypatch.setattr(inductor, "_clock", _FakeClock(slow))
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+    for _ in range(3):  # compile, calibrate, use the choice
+        _close(comp(x).asnumpy(), plain(x).asnumpy())
+    graph = comp._cached_op.compiled
+    assert list(graph.choices.values()) == [chosen]
+    frozen = [f for f in graph._fns.values() if isinstance(f, inductor._Frozen)][0]
+    assert frozen.use_plain is (chosen == "plain") and frozen.calls == (2 if chosen == "plain" else 3)
+    # training: calibrated too, and the trials leave no trace: BatchNorm's running statistics
+    # moved once per call, the same Dropout masks, the same gradients as the plain graph
+    for step in range(3):
+        outs = []
+        for net in (plain, comp):
+            mx.random.seed(5 + step)
+            with autograd.record():
+                y = net(x)
+                (y * y).sum().backward()
+            outs.append(y.asnumpy())
+        _close(outs[1], outs[0])
+        for g, h in zip(_grads(plain), _grads(comp)):
+            _close(h, g)
+        _close(comp[1].running_mean.data().asnumpy(), plain[1].running_mean.data().asnumpy(), 1e-6)
+        _close(comp[1].running_var.data().asnumpy(), plain[1].running_var.data().asnumpy(), 1e-6)
+    assert list(graph.choices.values()) == [chosen, chosen] and len(graph.compile_seconds) == 2
+    trained = [f for f in graph._fns.values() if isinstance(f, inductor._Trained)][0]
+    assert trained.use_plain is (chosen == "plain")
 
 
 # ---------------------------------------------------------------------- compiling

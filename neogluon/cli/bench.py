@@ -7,7 +7,11 @@ language models), with
 its time in neogluon imperative, neogluon hybridized and raw torch ("-" where a column
 does not apply). A benchmark module may define ``cli_rows(quick)`` returning
 ``{case: {"imperative": s, "hybridized": s, "torch": s}}``; the ones above without it are
-read through their own functions.
+read through their own functions. It may also accept ``mxnet``, ``under_load`` and
+``threads`` (``--mxnet PYTHON``, ``--under-load``, ``--threads``): bench_workloads.py (issue
+17's suite: ``neogluon bench --only workloads --full --mxnet /work/mx19/bin/python``) does,
+and prints its own detailed table (variants, ratios to MXNet 1.9.1 and torch.compile, first
+call, peak memory, slowdown under load) before the common one.
 """
 import datetime
 import functools
@@ -29,6 +33,11 @@ def add_arguments(parser):
                         help="run only bench_NAME.py (repeatable), e.g. --only ndarray")
     parser.add_argument("--full", action="store_true", help="more rounds: slower, steadier numbers")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--mxnet", metavar="PYTHON",
+                        help="an interpreter with MXNet 1.9.1 (e.g. /work/mx19/bin/python): benchmarks that "
+                             "accept it (bench_workloads.py) run the same workloads on MXNet alternately")
+    parser.add_argument("--under-load", action="store_true",
+                        help="benchmarks that accept it (bench_workloads.py) also time beside a CPU-bound process")
 
 
 def run(args):
@@ -42,7 +51,7 @@ def run(args):
     for name, path in bar:
         module = _load(name, path)
         if hasattr(module, "cli_rows"):
-            results = module.cli_rows
+            results = _with_options(module.cli_rows, args)
         elif name in READERS:
             results = functools.partial(READERS[name], module)
         else:
@@ -52,6 +61,14 @@ def run(args):
         rows.extend((name, case, times) for case, times in results(not args.full).items())
     print(format_table(rows))
     return 0
+
+
+def _with_options(fn, args):
+    """``fn(quick)`` with the options among ``mxnet``, ``under_load``, ``threads`` that it accepts."""
+    import inspect
+    accepted = inspect.signature(fn).parameters
+    extra = {k: getattr(args, k) for k in ("mxnet", "under_load", "threads") if k in accepted}
+    return functools.partial(fn, **extra)
 
 
 def machine_note(threads):
