@@ -190,3 +190,26 @@ def test_record_dataset_in_a_thread_pool():
     sums = [float(x.asscalar()) for x in gluon.data.DataLoader(ds, batch_size=1, num_workers=3, thread_pool=True)]
     want = [float(EXPECTED["ImageRecordDataset/%d/img" % i].sum()) for i in range(5)] * 6
     assert sums == want
+
+
+class _ResizeDataset(mx.gluon.data.Dataset):
+    """Resizes an image with OpenCV in the worker."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, idx):
+        img = mx.nd.array(np.full((64, 64, 3), idx, dtype=np.uint8), dtype=np.uint8)
+        return mx.image.imresize(img, 16, 16)
+
+
+def test_workers_after_the_parent_used_opencv_threads():
+    """A parent that ran OpenCV's thread pool (a large resize) forks DataLoader workers that
+    use OpenCV: changing OpenCV's thread count in such a child waits for pool threads that
+    do not exist there (it hung the workers), so an inherited cv2 keeps its setting."""
+    big = mx.nd.array(np.random.RandomState(0).randint(0, 255, (1500, 1500, 3)), dtype=np.uint8)
+    for _ in range(2):
+        mx.image.imresize(big, 700, 700)
+    loader = mx.gluon.data.DataLoader(_ResizeDataset(), batch_size=2, num_workers=2, timeout=60)
+    batches = [b.asnumpy() for b in loader]
+    assert [b.shape for b in batches] == [(2, 16, 16, 3)] * 2 and batches[1][1, 0, 0, 0] == 3
