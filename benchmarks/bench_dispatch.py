@@ -67,6 +67,9 @@ def _cases(number):
 def worker(number, repeat):
     """Time every case once per line read from stdin; one JSON line of {case: [ours, torch]}."""
     cases = _cases(number)
+    wanted = os.environ.get("BENCH_CASES")
+    if wanted:
+        cases = {k: v for k, v in cases.items() if any(w in k for w in wanted.split("\n"))}
     print(json.dumps(list(cases)), flush=True)
     for _ in sys.stdin:
         res = {}
@@ -88,6 +91,8 @@ def main():
     parser.add_argument("--number", type=int, default=2000, help="calls per timing")
     parser.add_argument("--repeat", type=int, default=3, help="timings per case and round (best kept)")
     parser.add_argument("--gluon", action="store_true", help="also a hybridized training step")
+    parser.add_argument("--cases", metavar="TEXT", action="append", default=[],
+                        help="only the cases whose name contains TEXT (may be repeated)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -101,6 +106,8 @@ def main():
         env = dict(os.environ, PYTHONPATH=os.path.abspath(path), OMP_NUM_THREADS="1")
         if args.gluon:
             env["BENCH_GLUON"] = "1"
+        if args.cases:
+            env["BENCH_CASES"] = "\n".join(args.cases)
         procs[name] = subprocess.Popen(
             [sys.executable, os.path.abspath(__file__), "--worker", "--number", str(args.number),
              "--repeat", str(args.repeat)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)

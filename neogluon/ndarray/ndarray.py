@@ -476,29 +476,46 @@ def __getitem__(self, key):
         return _method(self, key)
     cls = key.__class__
     if cls is slice:
-        _key = (key.start, key.stop) if key.step is None else (slice, key.start, key.stop, key.step)
+        if key.step is None:  # x[a:b]: the kernel is t[key] for every a, b (no entry to look up)
+            {slice}
+        _key = (slice, key.start, key.stop, key.step)
     elif cls in _INT_KEYS:
         _key = key
     else:
         return _method(self, key)
-    _entry = _GETITEMS.get(_key) or _op.keyed(_key, {"key": key})
+    try:
+        _entry = _GETITEMS[_key]
+    except KeyError:
+        _entry = _op.keyed(_key, {"key": key})
     _kernel = _entry.kernel or _op._mode_kernel(_entry)'''),
     "reshape": (_RESHAPE, '''
 def reshape(self, *shape, **kwargs):
     if kwargs or len(shape) != 1 or self.__class__ is not _ARRAY:
         return _method(self, *shape, **kwargs)
     try:
-        _entry = _RESHAPES.get(shape[0])
-    except TypeError:  # a list
-        _entry = None
-    if _entry is None or not _entry.view:  # a first call makes the view entry
+        _entry = _RESHAPES[shape[0]]
+    except (KeyError, TypeError):  # a first call makes the view entry; a list
+        return _method(self, *shape)
+    if not _entry.view:
         return _method(self, *shape)
     _kernel = _entry.kernel or _op._mode_kernel(_entry)'''),
 }
+
+
+def _slice_entry(key):
+    """GETITEM's entry for ``x[a:b]`` (``key`` a slice without a step), as ``__getitem__``
+    keys it: asked by the generated ``x[a:b]`` only when the call is traced or fails."""
+    ck = (key.start, key.stop)
+    return _GETITEMS.get(ck) or _GETITEM.keyed(ck, {"key": key})
+
+
 for _name, (_op, _src) in _SITES.items():
     _method = getattr(NDArray, _name)
     _scope = dict(registry.run_scope(), _op=_op, _method=_method, _GETITEMS=_GETITEMS, _RESHAPES=_RESHAPES,
-                  _INT_KEYS=_INT_KEYS)
+                  _INT_KEYS=_INT_KEYS, _slice_entry=_slice_entry)
+    if _name == "__getitem__":  # x[a:b]'s kernel call, GETITEM's kernel for every such key
+        _src = _src.replace("{slice}", registry.run_source(
+            ["self"], "            ", one=True, entry="_slice_entry(key)", call="_t0[key]").lstrip())
     _src += registry.run_source(["self"], one=True) + "\n"  # one tensor from both: its type is not tested
     exec(compile(_src, "<neogluon.NDArray.%s>" % _name, "exec"), _scope)  # pylint: disable=exec-used
     _scope[_name].__doc__ = _method.__doc__

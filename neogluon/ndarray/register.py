@@ -45,7 +45,8 @@ def _source(op, fname, symbolic=False):
         lines.append("    return _op.call(%s, kwargs, out, None, _compose(name, attr, %r))" % (inputs, fname))
     else:
         if not op.variadic:
-            lines += _lookup(params, op.all_input_names(), op.arity is not None, op.storage is not None)
+            stored = op.storage is not None and ("always" if op.storage_dense else True)
+            lines += _lookup(params, op.all_input_names(), op.arity is not None, stored)
         for p in params:
             lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
         lines.append("    return _op.call(%s, kwargs, out)" % inputs)
@@ -72,15 +73,28 @@ def _lookup(params, names, op_fixed=True, stored=False):
             "        if _entry is not None:"]
     if not names:  # a creation operator: Operator.call's general path
         return lines + ["            return _op.call((), None, out, _entry)"]
-    dense = " and not (_op.storage_dense or _has_sparse(%s))" % inputs if stored else ""
-    lines += ["            if out is None and _entry.n == %d%s:" % (len(names), dense),
+    # a fixed-arity operator's entries all take len(names) inputs: no count to compare
+    count = "" if op_fixed else " and _entry.n == %d" % len(names)
+    lines += ["            if out is None%s%s:" % (count, _dense(names, stored)),
               "                _kernel = _entry.kernel or _op._mode_kernel(_entry)"
               + registry.run_source(list(names), "                ")]
     if len(names) > 1 and not op_fixed:  # an optional last input left out (a layer without bias)
-        lines += ["            if out is None and _entry.n == %d and %s is None%s:" % (len(names) - 1, names[-1], dense),
+        lines += ["            if out is None and _entry.n == %d and %s is None%s:"
+                  % (len(names) - 1, names[-1], _dense(names[:-1], stored)),
                   "                _kernel = _entry.kernel or _op._mode_kernel(_entry)"
                   + registry.run_source(list(names[:-1]), "                ")]
     return lines + ["            return _op.call(%s, None, out, _entry)" % inputs]
+
+
+def _dense(names, stored):
+    """The condition (source) under which a call of an operator with a storage rule
+    (``stored``; ``"always"`` when the rule is asked on every call, as cast_storage's)
+    skips the rule: every input an exact NDArray (sparse arrays are subclasses of it)."""
+    if not stored:
+        return ""
+    if stored == "always":
+        return " and False"
+    return "".join(" and %s.__class__ is _ARRAY" % n for n in names)
 
 
 def make_function(op, fname, invoke=None, symbolic=False, *, compose=None):
@@ -95,7 +109,6 @@ def make_function(op, fname, invoke=None, symbolic=False, *, compose=None):
             return lambda o, inputs, kwargs, out: create(o, inputs, kwargs, name, attr, hint)
     src = _source(op, fname, compose is not None)
     scope = dict(registry.run_scope(), _Null=_Null, _op=op, _entries=op._entries, _POS=registry._POSITIONAL,
-                 _has_sparse=registry._has_sparse,
                  _KEY0=(registry._POSITIONAL,), _compose=compose)
     exec(compile(src, "<neogluon.%s>" % fname, "exec"), scope)  # pylint: disable=exec-used
     fn = scope[fname]

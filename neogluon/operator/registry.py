@@ -733,7 +733,7 @@ _RUN_BODY = """
     if ({grad}) and not _STATE.recording:  # 3. the recording rule
         {ts} = {detach}
     try:  # 4. the kernel; a failure explained by the check rule
-        _res = {kernel}({ts})
+        _res = {call}
     except Exception as _err:  # pylint: disable=broad-except
         raise _op.explain(_entry.attrs, [{ts}], _err) from None{result}"""
 _ONE_RESULT = """
@@ -748,19 +748,22 @@ _ANY_RESULT = """
     return _WRAP(_res, None)"""
 
 
-def run_source(args, indent="    ", kernel="_kernel", one=False, op="_op", entry="_entry"):
+def run_source(args, indent="    ", kernel="_kernel", one=False, op="_op", entry="_entry", call=None):
     """The source of :meth:`Operator.call`'s steps 1, 3 and 4 on the arrays named ``args``
     for the entry ``_entry`` of the operator ``_op``, with the kernel ``kernel`` (an
     expression of the tensors' names ``_t0``, ...): the one template every call site's
     code is generated from (``entry.run``, the mx.nd functions, ``x[key]``, ``x.reshape``).
     ``one``: the kernel is known to give one tensor; ``op`` and ``entry``: other names for
-    ``_op`` and ``_entry``. Its names (see :func:`run_scope`) start with an underscore, so
+    ``_op`` and ``_entry`` (``entry`` may be an expression: it is only evaluated when the
+    call is traced or fails); ``call``: the kernel's call itself, an expression of ``_t0``,
+    ... (``x[a:b]``'s ``_t0[key]``, the same for every key), instead of
+    ``kernel(_t0, ...)``. Its names (see :func:`run_scope`) start with an underscore, so
     they never meet an operator's argument names."""
     ts = ["_t%d" % i for i in range(len(args))]
     src = _RUN_BODY.format(
         args=", ".join(args), ts=", ".join(ts), get=", ".join("%s._t" % x for x in args),
         grad=" or ".join("%s.requires_grad" % t for t in ts), detach=", ".join("%s.detach()" % t for t in ts),
-        kernel=kernel, result=_ONE_RESULT if one else _ANY_RESULT)
+        call=call or "%s(%s)" % (kernel, ", ".join(ts)), result=_ONE_RESULT if one else _ANY_RESULT)
     src = src.replace("_op.", op + ".").replace("(_op,", "(%s," % op).replace("_entry.", entry + ".")
     src = src.replace("(_entry,", "(%s," % entry)
     return src.replace("\n    ", "\n" + indent)
