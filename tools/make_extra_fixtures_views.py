@@ -62,6 +62,23 @@ CASES = {
 }
 
 
+def _np_case(expr, array="[[1., 2.], [3., 4.]]"):
+    """A case under ``npx.set_np()``: ``expr`` of ``a = np.array(array)``, then ``a`` overwritten."""
+    body = OVERWRITE.replace("nd.array([[1., 2.], [3., 4.]])", "np.array(%s)" % array).format(expr)
+    return "npx.set_np()\ntry:\n" + "\n".join("    " + line for line in body.split("\n")) + "\nfinally:\n    npx.reset_np()"
+
+
+# mx.np's split family: MXNet's _npi_split writes new memory (numpy itself gives views)
+CASES.update({
+    "np_split": _np_case("np.split(a, 2, axis=0)[0]"),
+    "np_split_indices": _np_case("np.split(a, [1], axis=1)[1]"),
+    "np_array_split": _np_case("np.array_split(a, 2)[1]"),
+    "np_hsplit": _np_case("np.hsplit(a, 2)[0]"),
+    "np_vsplit": _np_case("np.vsplit(a, 2)[1]"),
+    "np_dsplit": _np_case("np.dsplit(a, 2)[1]", "[[[1., 2.], [3., 4.]]]"),
+})
+
+
 def run(code):
     scope = {"mx": mx, "nd": mx.nd, "np": mx.np, "npx": mx.npx}
     exec(code, scope)  # pylint: disable=exec-used

@@ -11,7 +11,7 @@ import builtins as _builtins
 
 import numpy as _onp
 
-from ..base import MXNetError as _MXNetError
+from ..base import MXNetError as _MXNetError, integer_types as _integer_types
 from ..context import as_context as _as_context, current_context as _current
 from ..ndarray import NDArray as _NDArray
 from ..operator import registry as _registry
@@ -403,20 +403,24 @@ def hstack(arrays):
 
 
 def split(ary, indices_or_sections, axis=0):
-    """``np.split``: equal sections (an error when they do not divide) or at indices."""
-    n = ary.shape[axis]
-    if isinstance(indices_or_sections, int):
+    """``np.split``: equal sections (an error when they do not divide) or at indices; MXNet's
+    ``_npi_split`` (``_split_v2``): the parts are new memory, not views (numpy gives views)."""
+    if isinstance(indices_or_sections, _integer_types):
+        n = ary.shape[axis]
         if n % indices_or_sections:
             raise ValueError("array split does not result in an equal division")
-        bounds = list(range(0, n + 1, n // indices_or_sections))
+        indices = [i * (n // indices_or_sections) for i in range(indices_or_sections)]
+    elif isinstance(indices_or_sections, (list, set, tuple)):
+        indices = [0] + list(indices_or_sections)
     else:
-        bounds = [0] + list(indices_or_sections) + [n]
-    key = [slice(None)] * ary.ndim
-    out = []
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
-        key[axis] = slice(lo, hi)
-        out.append(ary[tuple(key)])
-    return out
+        raise ValueError("indices_or_sections must be either int, or tuple / list / set of ints")
+    return _split(ary, indices, axis, 0)
+
+
+def _split(ary, indices, axis, sections):
+    """The parts of ``_split_v2`` as a list (one part too)."""
+    res = _call("_split_v2", (ary,), dict(indices=tuple(indices), axis=axis, squeeze_axis=False, sections=sections))
+    return res if isinstance(res, list) else [res]
 
 
 def tile(A, reps):

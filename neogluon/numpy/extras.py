@@ -192,28 +192,41 @@ def dstack(arrays):
     return _np().concatenate(atleast_3d(*arrays) if len(arrays) > 1 else [atleast_3d(*arrays)], axis=2)
 
 
+def _split_args(indices_or_sections):
+    """(indices, sections) of ``_split_v2`` for array_split and hsplit: an int gives that many
+    parts, the first ones longer when they do not divide (also for hsplit, as MXNet)."""
+    if isinstance(indices_or_sections, (int, _onp.integer)):
+        return [], int(indices_or_sections)
+    if isinstance(indices_or_sections, (list, set, tuple)):
+        return [0] + list(indices_or_sections), 0
+    raise ValueError("indices_or_sections must be either int, or tuple / list / set of ints")
+
+
 def array_split(ary, indices_or_sections, axis=0):
-    """Like ``split``, but sections need not divide the axis (the first ones are longer)."""
-    if isinstance(indices_or_sections, int):
-        n, k = ary.shape[axis], indices_or_sections
-        sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
-        bounds, acc = [], 0
-        for sz in sizes[:-1]:
-            acc += sz
-            bounds.append(acc)
-        return _np().split(ary, bounds, axis)
-    return _np().split(ary, indices_or_sections, axis)
+    """Like ``split``, but sections need not divide the axis (the first ones are longer);
+    MXNet's ``_npi_split`` with ``sections``: new memory."""
+    indices, sections = _split_args(indices_or_sections)
+    return _np()._split(ary, indices, axis, sections)
 
 
 def hsplit(ary, indices_or_sections):
-    return _np().split(ary, indices_or_sections, 1 if ary.ndim > 1 else 0)
+    """Split along axis 1 (axis 0 of a 1-d array); as MXNet's ``_npi_hsplit``, an int gives
+    that many parts also when they do not divide (the first ones longer)."""
+    if ary.ndim < 1:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    indices, sections = _split_args(indices_or_sections)
+    return _np()._split(ary, indices, 1 if ary.ndim > 1 else 0, sections)
 
 
 def vsplit(ary, indices_or_sections):
+    if ary.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
     return _np().split(ary, indices_or_sections, 0)
 
 
 def dsplit(ary, indices_or_sections):
+    if ary.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
     return _np().split(ary, indices_or_sections, 2)
 
 

@@ -382,21 +382,33 @@ def _split_v2_count(attrs):
 @register("_split_v2", aliasing=True, num_outputs=_split_v2_count,
           params=dict(indices=Shape(), axis=Int(1), squeeze_axis=Bool(False), sections=Int(0)))
 def split_v2(data, *, indices, axis, squeeze_axis, sections):
-    """Split at the start ``indices`` (the first is 0) or into ``sections`` equal parts."""
+    """Split at the start ``indices`` (each part ends where the next starts, the last at the
+    end of the axis) or into ``sections`` parts, the first ``size % sections`` one longer
+    (as numpy's array_split; MXNet's np.split checks for equal parts before calling it)."""
     ax = norm_axis(axis, data.dim(), "_split_v2")
     n = data.shape[ax]
     if sections > 0:
-        if n % sections:
-            raise op_error("_split_v2", "axis %d of size %d cannot be split into %d equal sections"
-                           % (ax, n, sections), data.shape)
-        parts = torch.split(data, n // sections, dim=ax)
+        size, extra = divmod(n, sections)
+        starts = [0]
+        for i in range(sections - 1):
+            starts.append(starts[-1] + size + (i < extra))
     else:
-        bounds = list(indices) + [n]
-        for i in range(len(indices)):
-            if not 0 <= bounds[i] <= bounds[i + 1] <= n:
-                raise op_error("_split_v2", "start %d is not less than end %d for subarray %d"
-                               % (bounds[i], bounds[i + 1], i), data.shape)
-        parts = [data.narrow(ax, bounds[i], bounds[i + 1] - bounds[i]) for i in range(len(indices))]
+        starts = list(indices)
+    parts, total = [], 0
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else n
+        if n == 0:
+            end = start
+        elif start > end:
+            raise op_error("_split_v2", "start %d is not less than end %d for subarray %d" % (start, end, i),
+                           data.shape)
+        elif end > n:
+            raise op_error("_split_v2", "end %d is no less than the size of the axis %d" % (end, n), data.shape)
+        parts.append(data.narrow(ax, start, end - start) if n else data)
+        total += end - start
+    if n and total != n:  # the parts do not cover the axis (the first index is not 0)
+        raise op_error("_split_v2", "Shape inconsistent, Provided = [%d], inferred shape=[%d]" % (n, total),
+                       data.shape)
     return _squeeze_parts("_split_v2", parts, ax, squeeze_axis)
 
 
