@@ -266,3 +266,111 @@ def test_builtin_names_as_operator_arguments():
     assert mx.image.copyMakeBorder(img, 1, 1, 1, 1, type=0, value=0).shape == (4, 4, 3)
     w = nd.ones((1, 1, 3, 3))
     assert nd.Convolution(nd.ones((1, 1, 4, 4)), w, kernel=(3, 3), num_filter=1, no_bias=True).shape == (1, 1, 2, 2)
+
+
+def test_failing_hybridized_train_step_runs_batchnorm_once():
+    """The same through a hybridized Gluon block (CachedOp): the failed train-mode call
+    runs BatchNorm's kernel once on data, then the explanation runs on shapes only; the
+    next good step moves the running mean by one momentum step (not two)."""
+    op = registry.get("BatchNorm")
+    original, runs = op.lowering, []
+
+    def counting(**attrs):
+        kernel = original(**attrs)
+
+        def run(*args):
+            runs.append(args[0].device.type)
+            return kernel(*args)
+        return run
+
+    class Net(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.bn = gluon.nn.BatchNorm(in_channels=3)
+
+        def hybrid_forward(self, F, x, w):  # pylint: disable=arguments-differ
+            return F.dot(self.bn(x), w)
+    net = Net()
+    net.initialize()
+    net.hybridize()
+    x = np.random.RandomState(1).uniform(0, 4, (4, 3)).astype(np.float32)
+    net(nd.array(x), nd.ones((3, 2)))  # predict mode: the statistics stay
+    op.lowering = counting
+    try:
+        with pytest.raises(mx.MXNetError, match=r"dot.*\(4, 3\).*\(5, 7\)") as info:
+            with mx.autograd.record():
+                net(nd.array(x), nd.ones((5, 7)))
+        assert str(info.value).count("Error in node") == 1
+        assert runs == ["cpu", "meta"]
+        before = net.bn.running_mean.data().asnumpy()
+        with mx.autograd.record():
+            y = net(nd.array(x), nd.ones((3, 2)))
+        y.backward()  # as in MXNet, the moving statistics are written by the backward
+    finally:
+        op.lowering = original
+    np.testing.assert_allclose(net.bn.running_mean.data().asnumpy(), 0.9 * before + 0.1 * x.mean(axis=0),
+                               rtol=1e-5)
+
+
+# ARCHITECTURE.md's layers, lowest first: a module imports (at module level) only from its
+# own layer or the ones before it
+_LAYERS = [("neogluon.base", "neogluon.context"), ("neogluon.core",), ("neogluon.operator",), ("neogluon.ndarray",),
+           ("neogluon.autograd",), ("neogluon.symbol",), ("neogluon.executor",), ("neogluon.gluon",)]
+
+
+def _module_imports(root):
+    """{module: {(imported module, line)}} of neogluon's module-level imports (also inside
+    top-level if/try; imports inside functions are left out: they run when called)."""
+    import ast
+    import os
+    out = {}
+    for d, _, files in os.walk(os.path.join(root, "neogluon")):
+        for f in files:
+            if not f.endswith(".py"):
+                continue
+            path = os.path.join(d, f)
+            mod = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+            pkg = mod.endswith(".__init__")
+            mod = mod[:-len(".__init__")] if pkg else mod
+            here = mod.split(".") if pkg else mod.split(".")[:-1]
+            found = out[mod] = set()
+            stack = list(ast.parse(open(path).read()).body)
+            while stack:
+                n = stack.pop()
+                if isinstance(n, (ast.If, ast.Try)):
+                    stack += n.body + n.orelse + getattr(n, "finalbody", [])
+                    stack += [s for h in getattr(n, "handlers", []) for s in h.body]
+                elif isinstance(n, ast.Import):
+                    found.update((a.name, n.lineno) for a in n.names)
+                elif isinstance(n, ast.ImportFrom):
+                    m = n.module or ""
+                    if n.level:
+                        m = ".".join(here[:len(here) - n.level + 1] + ([n.module] if n.module else []))
+                    found.update((m + "." + a.name, n.lineno) for a in n.names)  # a name or a submodule
+                    found.add((m, n.lineno))
+    return out
+
+
+def _layer(mod):
+    for i, prefixes in enumerate(_LAYERS):
+        if any(mod == p or mod.startswith(p + ".") for p in prefixes):
+            return i
+    return None
+
+
+def test_module_level_imports_follow_the_layers():
+    """No module imports a layer above its own (ndarray does not import autograd for the
+    recording state, symbol does not import the executor), and the modules named in
+    issue 10 import each other in one direction only."""
+    import os
+    imports = _module_imports(os.path.dirname(os.path.dirname(os.path.abspath(mx.__file__))))
+    upward = sorted((m, t, line) for m, found in imports.items() if _layer(m) is not None
+                    for t, line in found if _layer(t) is not None and _layer(t) > _layer(m))
+    assert upward == []
+
+    def imports_of(mod):
+        return {t for t, _ in imports[mod]}
+    assert "neogluon.autograd" not in imports_of("neogluon.ndarray.ndarray")
+    assert not {"neogluon.autograd", "neogluon.ndarray.ndarray"} & imports_of("neogluon.ndarray.indexing")
+    assert not any(t.startswith("neogluon.executor") for t in imports_of("neogluon.symbol.symbol"))

@@ -76,7 +76,7 @@ class CompiledGraph:
         f = self._fns.get(key)
         if f is None:
             overrides = self._infer_deferred(tensors) if self.deferred else {}
-            f = self._fns[key] = self._build(is_train, overrides)
+            f = registry.remember(self._fns, key, self._build(is_train, overrides))
         return f
 
     def _infer_deferred(self, tensors):

@@ -127,7 +127,7 @@ def _prop(attrs):
         except TypeError as err:
             raise MXNetError("Custom operator %s: its CustomOpProp does not take the attributes %s (%s)"
                              % (attrs["op_type"], sorted(kwargs), err)) from None
-        _INSTANCES[items] = prop
+        registry.remember(_INSTANCES, items, prop)
     return prop
 
 

@@ -30,7 +30,7 @@ import torch.nn.functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from ..base import MXNetError
-from .registry import Bool, Float, Int, Str, register
+from .registry import CACHE_SIZE, Bool, Float, Int, Str, register
 from .shape import concat
 
 # torch notes (once per process) that oneDNN has no projected LSTM; its own kernel is exact.
@@ -69,7 +69,7 @@ def _slot_shapes(mode, num_layers, state_size, input_size, bidirectional, projec
     return weights + biases
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=CACHE_SIZE)  # the dispatch caches' one bound (registry.CACHE_SIZE)
 def param_layout(mode, num_layers, state_size, input_size, bidirectional=False, projection_size=None):
     """The :class:`ParamSlot` tuple of MXNet's flat RNN parameter vector, in storage order."""
     slots, offset = [], 0

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import (REQUIRED, Bool, Float, Int, Shape, Str, check_rule, implementation, register,
+from .registry import (CACHE_SIZE, REQUIRED, Bool, Float, Int, Shape, Str, check_rule, implementation, register,
                        remember, require, shape_rule)
 
 __all__ = ["IntOrNone", "norm_axis", "op_error", "infer_reshape"]
@@ -132,7 +132,7 @@ def infer_reshape(dshape, shape=(), reverse=False, target_shape=(), keep_highest
     return _infer_reshape(tuple(dshape), tuple(shape), bool(reverse), tuple(target_shape), bool(keep_highest))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=CACHE_SIZE)  # the dispatch caches' one bound (registry.CACHE_SIZE)
 def _infer_reshape(dshape, shape, reverse, target_shape, keep_highest):
     """infer_reshape, memoised: a training loop reshapes the same shapes over and over."""
     if shape:
