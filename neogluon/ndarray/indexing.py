@@ -159,7 +159,8 @@ def _no_check(attrs, tensors):
     """GETITEM's errors are numpy's (IndexError, ValueError), raised by its kernel itself."""
 
 
-GETITEM = Operator("_getitem", getitem, params=dict(key=Any()), check=_no_check,
+# one implementation: the kernel factory (a view for x[a:b] and x[i], getitem for any other key)
+GETITEM = Operator("_getitem", None, params=dict(key=Any()), check=_no_check,
                    doc="``x[key]`` (NDArray.__getitem__), an operator of neogluon only: it is not in "
                        "the registry, and a traced key becomes slice/squeeze nodes.")
 GETITEM.lowering = _lower_getitem

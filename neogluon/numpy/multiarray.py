@@ -286,7 +286,7 @@ def _lower_getitem(*, key):
     return lambda data: _np_getitem(data, key)
 
 
-_GETITEM = registry.Operator("_npi_getitem", _np_getitem, params=dict(key=registry.Any()),
+_GETITEM = registry.Operator("_npi_getitem", None, params=dict(key=registry.Any()),  # the factory is its kernel
                              check=_indexing._no_check,
                              doc="``x[key]`` of an mx.np.ndarray (NumPy's rules), an operator of neogluon only.")
 _GETITEM.lowering = _lower_getitem
