@@ -468,12 +468,12 @@ for _name, (_nd, _scalar) in {
 
 # x[a:b], x[i] and x.reshape(code) once their entry is cached: the steps of Operator.call
 # from the registry's one template (registry.run_source), in the method's own frame; the
-# methods above stay for every other key, shape or first call
+# methods above stay for every other key, shape or first call. No test of the array's class:
+# sparse and mx.np arrays have methods of their own, and the subclasses that keep these (the
+# .grad buffer, a traced array) get from the template what the general method's entry.run gives
 _SITES = {
     "__getitem__": (_GETITEM, '''
 def __getitem__(self, key):
-    if self.__class__ is not _ARRAY:  # a sparse array or another subclass: the general method
-        return _method(self, key)
     cls = key.__class__
     if cls is slice:
         if key.step is None:  # x[a:b]: the kernel is t[key] for every a, b (no entry to look up)
@@ -490,7 +490,7 @@ def __getitem__(self, key):
     _kernel = _entry.kernel or _op._mode_kernel(_entry)'''),
     "reshape": (_RESHAPE, '''
 def reshape(self, *shape, **kwargs):
-    if kwargs or len(shape) != 1 or self.__class__ is not _ARRAY:
+    if kwargs or len(shape) != 1:
         return _method(self, *shape, **kwargs)
     try:
         _entry = _RESHAPES[shape[0]]
