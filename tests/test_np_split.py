@@ -12,6 +12,7 @@ import neogluon as mx
 
 _PATH = os.path.join(os.path.dirname(__file__), "fixtures", "extra", "np_split", "cases.json")
 CASES = json.load(open(_PATH))["cases"]
+BLOCKS = {k: CASES.pop(k) for k in [k for k in CASES if k.startswith("block_")]}
 _ERRORS = {"MXNetError": mx.base.MXNetError, "ValueError": ValueError}
 
 
@@ -42,3 +43,31 @@ def test_split_as_mxnet(name):
         assert isinstance(got, mx.np.ndarray)
         assert list(got.shape) == want["shape"]
         np.testing.assert_array_equal(got.asnumpy(), np.array(want["value"], dtype=np.float32).reshape(want["shape"]))
+
+
+def _block(kind, body):
+    """The recorded block: ``hybrid_forward(self, F, x)`` (F.np.split on Symbols) or
+    ``forward(self, x)`` (mx.np.split on traced arrays, no shapes) with the recorded body."""
+    src = "def %s(self, %sx):\n%s\n" % (kind, "F, " if kind == "hybrid_forward" else "",
+                                      "\n".join("    " + line for line in body.split("\n")))
+    scope = {"mx": mx}
+    exec(src, scope)  # pylint: disable=exec-used
+    return type("Split", (mx.gluon.HybridBlock,), {kind: scope[kind]})()
+
+
+@pytest.mark.parametrize("kind", ["hybrid_forward", "forward"])
+def test_split_hybridized_as_imperative(kind):
+    """MXNet's results for both blocks, imperatively and hybridized; the graph holds a
+    split node (MXNet's symbolic split), not slices."""
+    case = BLOCKS["block_" + kind]
+    mx.npx.set_np()
+    try:
+        block = _block(kind, case["body"])
+        block.initialize()
+        x = mx.np.arange(8).reshape(2, 4)
+        np.testing.assert_array_equal(block(x).asnumpy(), case["imperative"])
+        block.hybridize()
+        np.testing.assert_array_equal(block(x).asnumpy(), case["hybridized"])
+        assert '"_split_v2"' in block._cached_graph[1].tojson()  # pylint: disable=protected-access
+    finally:
+        mx.npx.reset_np()

@@ -63,8 +63,35 @@ def run(expr):
         npx.reset_np()
 
 
+# Gluon blocks splitting their input, run imperatively and hybridized (tests/test_np_split.py
+# defines the same blocks): hybrid_forward's F.np.split on Symbols, forward's mx.np.split
+BLOCKS = {
+    "hybrid_forward": "a, b = F.np.split(x, 2, axis=1)\nc = F.np.array_split(x, [1], axis=1)\n"
+                      "return a * 2 + b + c[0] + c[1][:, :1]",
+    "forward": "a, b = mx.np.split(x, 2, axis=1)\nreturn a * 2 + b",
+}
+
+
+def run_block(kind, body):
+    mx.npx.set_np()
+    try:
+        src = "def %s(self, %sx):\n%s\n" % (kind, "F, " if kind == "hybrid_forward" else "",
+                                              "\n".join("    " + line for line in body.split("\n")))
+        scope = {"mx": mx}
+        exec(src, scope)  # pylint: disable=exec-used
+        block = type("Split", (mx.gluon.HybridBlock,), {kind: scope[kind]})()
+        block.initialize()
+        x = mx.np.arange(8).reshape(2, 4)
+        imperative = block(x).asnumpy().tolist()
+        block.hybridize()
+        return {"body": body, "imperative": imperative, "hybridized": block(x).asnumpy().tolist()}
+    finally:
+        mx.npx.reset_np()
+
+
 def main():
     out = {name: dict(run(expr), expr=expr) for name, expr in EXPRS.items()}
+    out.update({"block_" + kind: run_block(kind, body) for kind, body in BLOCKS.items()})
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "extra", "np_split")
     os.makedirs(path, exist_ok=True)
     with open(os.path.join(path, "cases.json"), "w") as f:

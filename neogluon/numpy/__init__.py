@@ -404,23 +404,34 @@ def hstack(arrays):
 
 def split(ary, indices_or_sections, axis=0):
     """``np.split``: equal sections (an error when they do not divide) or at indices; MXNet's
-    ``_npi_split`` (``_split_v2``): the parts are new memory, not views (numpy gives views)."""
+    ``_npi_split`` (``_split_v2``): the parts are new memory, not views (numpy gives views).
+    On a Symbol or a traced array (no shape) the sections are not checked, as in MXNet's
+    symbolic ``split``."""
+    indices, sections = [], 0
     if isinstance(indices_or_sections, _integer_types):
-        n = ary.shape[axis]
-        if n % indices_or_sections:
+        sections = int(indices_or_sections)
+        if not _symbolic(ary) and ary.shape[axis] % sections:
             raise ValueError("array split does not result in an equal division")
-        indices = [i * (n // indices_or_sections) for i in range(indices_or_sections)]
     elif isinstance(indices_or_sections, (list, set, tuple)):
         indices = [0] + list(indices_or_sections)
     else:
         raise ValueError("indices_or_sections must be either int, or tuple / list / set of ints")
-    return _split(ary, indices, axis, 0)
+    return _split(ary, indices, axis, sections)
+
+
+def _symbolic(x):
+    """Whether ``x`` stands for a graph node (a Symbol, or a traced array): no shape."""
+    return isinstance(x, _Symbol) or hasattr(x, "_sym")
 
 
 def _split(ary, indices, axis, sections):
-    """The parts of ``_split_v2`` as a list (one part too)."""
+    """The parts of ``_split_v2`` as a list (one part too; on Symbols, the Symbols of its
+    outputs, as MXNet's symbolic split gives)."""
     res = _call("_split_v2", (ary,), dict(indices=tuple(indices), axis=axis, squeeze_axis=False, sections=sections))
-    return res if isinstance(res, list) else [res]
+    if isinstance(res, _Symbol):
+        n = len(res.list_outputs())
+        return [res[i] for i in range(n)] if n > 1 else [res]
+    return list(res) if isinstance(res, (list, tuple)) else [res]
 
 
 def tile(A, reps):

@@ -219,13 +219,13 @@ def hsplit(ary, indices_or_sections):
 
 
 def vsplit(ary, indices_or_sections):
-    if ary.ndim < 2:
+    if not _np()._symbolic(ary) and ary.ndim < 2:
         raise ValueError("vsplit only works on arrays of 2 or more dimensions")
     return _np().split(ary, indices_or_sections, 0)
 
 
 def dsplit(ary, indices_or_sections):
-    if ary.ndim < 3:
+    if not _np()._symbolic(ary) and ary.ndim < 3:
         raise ValueError("dsplit only works on arrays of 3 or more dimensions")
     return _np().split(ary, indices_or_sections, 2)
 
