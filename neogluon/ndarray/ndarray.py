@@ -353,7 +353,10 @@ class NDArray:
             except (TypeError, IndexError):
                 pass  # a list, no shape: the keyword path below
             else:
-                return entry.run(self)
+                res = entry.run(self)
+                if entry.view and len(shape) == 1:  # the generated x.reshape(code) takes it from now on
+                    registry.remember(_VIEW_KERNELS, code, entry.kernel)
+                return res
         unknown = [k for k in kwargs if k not in ("shape", "reverse")]
         if unknown:
             raise TypeError("Got unknown keywords in reshape: %s. Accepted keyword arguments are 'shape' "
@@ -396,6 +399,9 @@ _GETITEM = _indexing.GETITEM
 _POS = registry._POSITIONAL
 _VIEW = object()  # marks the keys of NDArray.reshape's keyword calls in Reshape's cache
 _RESHAPES, _GETITEMS = _RESHAPE._entries, _GETITEM._entries
+# x.reshape(code): the kernel of Reshape's view entry for the code, once it ran (the entry
+# itself stays in Reshape's cache, where the generated method finds it to trace or explain)
+_VIEW_KERNELS = {}
 _INT_KEYS = _indexing._INT_KEYS
 _BINARY = {}  # broadcast operator name -> NDArray's method for it (x += y reuses x + y)
 
@@ -439,7 +445,10 @@ def method(x0, x1):
     cls = x1.__class__
     if cls is _ARRAY:{array}
     if cls is float or cls is int:
-        _entry = _sentries.get((_POS, x1, _Null)) or _sop.lookup((x1, _Null))
+        try:
+            _entry = _sentries[(_POS, x1, _Null)]
+        except KeyError:
+            _entry = _sop.lookup((x1, _Null))
         _kernel = _entry.kernel or _sop._mode_kernel(_entry){scalar}
     return _method(x0, x1)
 '''
@@ -456,7 +465,7 @@ for _name, (_nd, _scalar) in {
     _src = _BINARY_SOURCE.format(
         array=registry.run_source(["x0", "x1"], "        ", (registry.same_dtype_kernel(_aop, 2) or "_kernel").replace(
             "_fast", "_afast").replace("_kernel", "_akernel"), True, "_aop", "_aentry"),
-        scalar=registry.run_source(["x0"], "        ", op="_sop"))
+        scalar=registry.run_source(["x0"], "        ", one=True, op="_sop"))  # one tensor: a scalar operator's
     _scope = dict(registry.run_scope(), _aop=_aop, _aentry=_aentry,
                   _akernel=(_aentry.kernels or _aop._build(_aentry))[0],
                   _afast=_aop.same_dtype_kernel, _sop=_sop, _sentries=_sop._entries, _POS=_POS, _Null=_Null,
@@ -490,16 +499,20 @@ def __getitem__(self, key):
     _kernel = _entry.kernel or _op._mode_kernel(_entry)'''),
     "reshape": (_RESHAPE, '''
 def reshape(self, *shape, **kwargs):
-    if kwargs or len(shape) != 1:
+    if kwargs:
         return _method(self, *shape, **kwargs)
     try:
-        _entry = _RESHAPES[shape[0]]
-    except (KeyError, TypeError):  # a first call makes the view entry; a list
-        return _method(self, *shape)
-    if not _entry.view:
-        return _method(self, *shape)
-    _kernel = _entry.kernel or _op._mode_kernel(_entry)'''),
+        _code, = shape
+        _kernel = _VIEW_KERNELS[_code]
+    except (ValueError, KeyError, TypeError):  # not one code, a first call (it makes the view entry), a list
+        return _method(self, *shape)'''),
 }
+
+
+def _view_entry(code):
+    """Reshape's view entry for ``x.reshape(code)``: asked by the generated method only when
+    the call is traced or fails."""
+    return _RESHAPES.get(code) or _RESHAPE.keyed(code, {"shape": code}, view=True)
 
 
 def _slice_entry(key):
@@ -512,11 +525,13 @@ def _slice_entry(key):
 for _name, (_op, _src) in _SITES.items():
     _method = getattr(NDArray, _name)
     _scope = dict(registry.run_scope(), _op=_op, _method=_method, _GETITEMS=_GETITEMS, _RESHAPES=_RESHAPES,
-                  _INT_KEYS=_INT_KEYS, _slice_entry=_slice_entry)
+                  _INT_KEYS=_INT_KEYS, _slice_entry=_slice_entry, _view_entry=_view_entry,
+                  _VIEW_KERNELS=_VIEW_KERNELS)
     if _name == "__getitem__":  # x[a:b]'s kernel call, GETITEM's kernel for every such key
         _src = _src.replace("{slice}", registry.run_source(
             ["self"], "            ", one=True, entry="_slice_entry(key)", call="_t0[key]").lstrip())
-    _src += registry.run_source(["self"], one=True) + "\n"  # one tensor from both: its type is not tested
+    entry = "_view_entry(_code)" if _name == "reshape" else "_entry"
+    _src += registry.run_source(["self"], one=True, entry=entry) + "\n"  # one tensor from both: its type is not tested
     exec(compile(_src, "<neogluon.NDArray.%s>" % _name, "exec"), _scope)  # pylint: disable=exec-used
     _scope[_name].__doc__ = _method.__doc__
     setattr(NDArray, _name, _scope[_name])

@@ -731,16 +731,17 @@ _RUN_BODY = """
     except AttributeError:  # an input that is not an array: the general path explains it
         return _op._general(_entry, ({args},), None)
     if ({grad}) and not _STATE.recording:  # 3. the recording rule
-        {ts} = {detach}
+        {ts} = {detach}{result}"""
+_KERNEL = """
     try:  # 4. the kernel; a failure explained by the check rule
-        _res = {call}
+        {target} = {call}
     except Exception as _err:  # pylint: disable=broad-except
-        raise _op.explain(_entry.attrs, [{ts}], _err) from None{result}"""
+        raise _op.explain(_entry.attrs, [{ts}], _err) from None"""
+# a kernel known to give one tensor: it goes straight into the new array
 _ONE_RESULT = """
-    _arr = _new(_ARRAY)
-    _arr._t = _res
+    _arr = _new(_ARRAY)""" + _KERNEL.format(target="_arr._t", call="{call}", ts="{ts}") + """
     return _arr"""
-_ANY_RESULT = """
+_ANY_RESULT = _KERNEL.format(target="_res", call="{call}", ts="{ts}") + """
     if _type(_res) is _Tensor:
         _arr = _new(_ARRAY)
         _arr._t = _res
@@ -760,10 +761,12 @@ def run_source(args, indent="    ", kernel="_kernel", one=False, op="_op", entry
     ``kernel(_t0, ...)``. Its names (see :func:`run_scope`) start with an underscore, so
     they never meet an operator's argument names."""
     ts = ["_t%d" % i for i in range(len(args))]
+    result = (_ONE_RESULT if one else _ANY_RESULT).format(
+        call=call or "%s(%s)" % (kernel, ", ".join(ts)), ts=", ".join(ts))
     src = _RUN_BODY.format(
         args=", ".join(args), ts=", ".join(ts), get=", ".join("%s._t" % x for x in args),
         grad=" or ".join("%s.requires_grad" % t for t in ts), detach=", ".join("%s.detach()" % t for t in ts),
-        call=call or "%s(%s)" % (kernel, ", ".join(ts)), result=_ONE_RESULT if one else _ANY_RESULT)
+        result=result)
     src = src.replace("_op.", op + ".").replace("(_op,", "(%s," % op).replace("_entry.", entry + ".")
     src = src.replace("(_entry,", "(%s," % entry)
     return src.replace("\n    ", "\n" + indent)
