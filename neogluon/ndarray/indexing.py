@@ -8,6 +8,7 @@ is the key), so ``x[key]`` runs through ``Operator.call`` like any other operato
 recorded by autograd and traced in a hybridized ``forward`` (where basic keys become
 ``slice`` and ``squeeze`` nodes). Writes go into the array in place.
 """
+import functools
 import operator
 
 import numpy as np
@@ -141,17 +142,21 @@ def cache_key(key):
     raise TypeError("not a basic index")
 
 
+def element(key, data):
+    """``x[i]`` for an integer ``i``: a view of a row; getitem words an index out of bounds
+    and gives an element of a 1-d array the shape (1,). The generated ``x[i]`` calls it."""
+    if data.dim() > 1 and -data.shape[0] <= key < data.shape[0]:
+        return data[key]
+    return getitem(data, key)
+
+
 def _lower_getitem(*, key):
     """The kernel for one key: ``x[a:b]`` and ``x[i]`` take a view straight away."""
     cls = key.__class__
     if cls is slice and (key.step is None or key.step > 0):
         return operator.itemgetter(key)  # a view (torch's IndexError for a 0-d array)
     if cls in _INT_KEYS:
-        def element(data):
-            if data.dim() > 1 and -data.shape[0] <= key < data.shape[0]:
-                return data[key]
-            return getitem(data, key)
-        return element
+        return functools.partial(element, key)
     return lambda data: getitem(data, key)
 
 

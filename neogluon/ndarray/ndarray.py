@@ -488,8 +488,8 @@ def __getitem__(self, key):
         if key.step is None:  # x[a:b]: the kernel is t[key] for every a, b (no entry to look up)
             {slice}
         _key = (slice, key.start, key.stop, key.step)
-    elif cls in _INT_KEYS:
-        _key = key
+    elif cls in _INT_KEYS:  # x[i]: the kernel is element(i, t) for every i (no entry to look up)
+        {int}
     else:
         return _method(self, key)
     try:
@@ -515,21 +515,23 @@ def _view_entry(code):
     return _RESHAPES.get(code) or _RESHAPE.keyed(code, {"shape": code}, view=True)
 
 
-def _slice_entry(key):
-    """GETITEM's entry for ``x[a:b]`` (``key`` a slice without a step), as ``__getitem__``
-    keys it: asked by the generated ``x[a:b]`` only when the call is traced or fails."""
-    ck = (key.start, key.stop)
+def _basic_entry(key):
+    """GETITEM's entry for ``x[a:b]`` (``key`` a slice without a step) or ``x[i]``, as
+    ``__getitem__`` keys it: asked by the generated method only when the call is traced or fails."""
+    ck = (key.start, key.stop) if key.__class__ is slice else key
     return _GETITEMS.get(ck) or _GETITEM.keyed(ck, {"key": key})
 
 
 for _name, (_op, _src) in _SITES.items():
     _method = getattr(NDArray, _name)
     _scope = dict(registry.run_scope(), _op=_op, _method=_method, _GETITEMS=_GETITEMS, _RESHAPES=_RESHAPES,
-                  _INT_KEYS=_INT_KEYS, _slice_entry=_slice_entry, _view_entry=_view_entry,
+                  _INT_KEYS=_INT_KEYS, _basic_entry=_basic_entry, _view_entry=_view_entry, _element=_indexing.element,
                   _VIEW_KERNELS=_VIEW_KERNELS)
     if _name == "__getitem__":  # x[a:b]'s kernel call, GETITEM's kernel for every such key
         _src = _src.replace("{slice}", registry.run_source(
-            ["self"], "            ", one=True, entry="_slice_entry(key)", call="_t0[key]").lstrip())
+            ["self"], "            ", one=True, entry="_basic_entry(key)", call="_t0[key]").lstrip())
+        _src = _src.replace("{int}", registry.run_source(
+            ["self"], "        ", one=True, entry="_basic_entry(key)", call="_element(key, _t0)").lstrip())
     entry = "_view_entry(_code)" if _name == "reshape" else "_entry"
     _src += registry.run_source(["self"], one=True, entry=entry) + "\n"  # one tensor from both: its type is not tested
     exec(compile(_src, "<neogluon.NDArray.%s>" % _name, "exec"), _scope)  # pylint: disable=exec-used
