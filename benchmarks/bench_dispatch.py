@@ -9,7 +9,8 @@ neogluon statement and the raw torch statement back to back. The report gives, p
 and tree, the median per-call time and the median over rounds of the ratio to torch
 within a round (paired: the drift of a shared machine cancels), with its spread (the
 lower and upper quartiles); then, between the first tree and each other one, the median
-of their per-round time ratio. The cases are those of ``bench_ndarray.py`` (``mx.nd``),
+of their per-round time ratio, and of the ratio of their per-round ratios to torch
+("torch-normalised": a worker process that is slower as a whole cancels out). The cases are those of ``bench_ndarray.py`` (``mx.nd``),
 the small ``mx.np`` arrays of ``tools/bench_numpy_overhead.py`` (when the tree has
 ``mx.np``) and, with ``--gluon``, one hybridized training step of ``bench_gluon.py``'s
 MLP and LeNet against the same step in raw torch.
@@ -143,6 +144,11 @@ def main():
             if case in names[n] and case in names[first]:
                 lo, med, hi = _quartiles([x[case][0] / y[case][0] for x, y in zip(results[n], results[first])])
                 print("%-30s %-8s %s/%s time %.3f (%.3f..%.3f)" % ("", "", n, first, med, lo, hi))
+                # each worker's time over its own torch time in the round: a worker process
+                # that runs slower as a whole (a busier core) cancels out
+                lo, med, hi = _quartiles([(x[case][0] / x[case][1]) / (y[case][0] / y[case][1])
+                                          for x, y in zip(results[n], results[first])])
+                print("%-30s %-8s %s/%s torch-normalised %.3f (%.3f..%.3f)" % ("", "", n, first, med, lo, hi))
     return 0
 
 
