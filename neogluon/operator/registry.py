@@ -742,7 +742,7 @@ _ONE_RESULT = """
     _arr = _new(_ARRAY)""" + _KERNEL.format(target="_arr._t", call="{call}", ts="{ts}") + """
     return _arr"""
 _ANY_RESULT = _KERNEL.format(target="_res", call="{call}", ts="{ts}") + """
-    if _type(_res) is _Tensor:
+    if _res.__class__ is _Tensor:  # a tensor (no type() call), else several outputs
         _arr = _new(_ARRAY)
         _arr._t = _res
         return _arr
