@@ -8,7 +8,7 @@ from ...base import MXNetError
 from .._deps import onnx_module
 from ._export_helper import load_module
 from .graph import CONVERTERS, DEFAULT_OPSET, MAX_OPSET, MIN_OPSET, build_graph
-from . import ops_nn, ops_elemwise, ops_shape, ops_rnn, ops_attention  # noqa: F401  (the converters)
+from . import ops_nn, ops_elemwise, ops_shape, ops_rnn, ops_attention, ops_detection  # noqa: F401  (the converters)
 
 __all__ = ["export_model", "export_block", "get_operator_support"]
 

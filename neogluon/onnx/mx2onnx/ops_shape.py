@@ -405,3 +405,42 @@ def convert_sequence_mask(c):
     lens = c.emit("Reshape", [c.cast(c.input(1), np.int64), c.ints(lens_view)])
     keep = c.emit("Less", [steps, lens])
     c.emit("Where", [keep, c.input(0), c.scalar(a["value"])], out=c.out())
+
+
+@converter("repeat")
+def convert_repeat(c):
+    a = c.attrs
+    x, shape = c.input(0), c.shape(0)
+    if a["axis"] is None:
+        x, axis, ndim = c.emit("Reshape", [x, c.ints([-1])]), 0, 1
+    else:
+        ndim = len(shape)
+        axis = a["axis"] % ndim
+    r = a["repeats"]
+    tiled = c.emit("Tile", [c.unsqueeze(x, [axis + 1]), c.ints([1] * (axis + 1) + [r] + [1] * (ndim - axis - 1))])
+    if c.dynamic or a["axis"] is None:
+        dims = c.emit("Shape", [x])
+        parts = [c.slice(dims, [0], [axis], [0])] if axis else []
+        parts.append(c.emit("Mul", [c.slice(dims, [axis], [axis + 1], [0]), c.ints([r], "repeats")]))
+        if axis + 1 < ndim:
+            parts.append(c.slice(dims, [axis + 1], [ndim], [0]))
+        c.emit("Reshape", [tiled, c.emit("Concat", parts, axis=0) if len(parts) > 1 else parts[0]], out=c.out())
+    else:
+        c.emit("Reshape", [tiled, c.ints(c.out_shape())], out=c.out())
+
+
+@converter("reverse")
+def convert_reverse(c):
+    ndim = len(c.shape(0))
+    axes = [d % ndim for d in c.attrs["axis"]]
+    c.slice(c.input(0), [-1] * len(axes), [_INT_MIN] * len(axes), axes, [-1] * len(axes), out=c.out())
+
+
+@converter("shape_array")
+def convert_shape_array(c):
+    c.emit("Shape", [c.input(0)], out=c.out())
+
+
+@converter("size_array")
+def convert_size_array(c):
+    c.emit("Reshape", [c.emit("Size", [c.input(0)]), c.ints([1])], out=c.out())
