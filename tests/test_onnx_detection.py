@@ -267,3 +267,13 @@ def test_detector_heads(head, opset, tmp_path):
     assert "NonMaxSuppression" in kinds and ("RoiAlign" in kinds) == (head == "rcnn")
     assert (want[0 if head == "rcnn" else 1] != -1).any()
     _close(got, want)
+
+
+def test_amp_multicast(tmp_path):
+    """GluonCV's box decoders cast their inputs to a common dtype with amp_multicast."""
+    x = np.random.RandomState(18).uniform(-1, 1, (2, 3)).astype(np.float16)
+    y = np.random.RandomState(19).uniform(-1, 1, (2, 3)).astype(np.float32)
+    a, b = S.amp_multicast(S.var("x"), S.var("y"), num_outputs=2)
+    want, got = _run(S.Group([a * 2, b + 1]), {"x": x, "y": y}, tmp_path)
+    assert [g.dtype for g in got] == [np.float32, np.float32]
+    _close(got, want)

@@ -252,6 +252,16 @@ def convert_cast(c):
     c.cast(c.input(0), np_dtype(c.attrs["dtype"]), out=c.out())
 
 
+@converter("amp_multicast")
+def convert_amp_multicast(c):
+    """Each input cast to the common dtype graph inference gave its output."""
+    for i in range(c.nin):
+        if np.dtype(c.dtype(i)) == np.dtype(c.out_dtype(i)):
+            c.emit("Identity", [c.input(i)], out=c.out(i))
+        else:
+            c.cast(c.input(i), c.out_dtype(i), out=c.out(i))
+
+
 @converter("broadcast_to", "broadcast_like", "broadcast_axis")
 def convert_broadcast(c):
     """Expand to the output shape: written in, or (``dynamic``) computed from the inputs'
