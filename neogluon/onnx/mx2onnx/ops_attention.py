@@ -15,27 +15,23 @@ def _projection(c, i, heads, parts, index):
     x = c.emit("Reshape", [c.input(i), c.ints([0, 0, heads, parts, dim])])
     p = c.emit("Gather", [x, c.const(np.int64(index), "index")], axis=3)       # (L, B, H, D)
     p = c.emit("Transpose", [p], perm=[1, 2, 0, 3])                            # (B, H, L, D)
-    return c.emit("Reshape", [p, _shape(c, [-1, length, dim], {1: (c.input(i), 0)})]), dim
-
-
-def _shape(c, dims, free):
-    """A Reshape's shape ``dims``; with ``dynamic``, the entries ``free`` names (position ->
-    (tensor, axis)) are read from those tensors' shapes at run time."""
     if not c.dynamic:
-        return c.ints(dims)
-    parts = []
-    for k, d in enumerate(dims):
-        if k in free:
-            name, axis = free[k]
-            parts.append(c.slice(c.emit("Shape", [name]), [axis], [axis + 1], [0]))
-        else:
-            parts.append(c.ints([d]))
-    return c.emit("Concat", parts, axis=0)
+        return c.emit("Reshape", [p, c.ints([batch * heads, length, dim])]), dim
+    # MXNet's (-3, 0, 0) from p's own shape: (B*H, L, D)
+    shape = c.emit("Shape", [p])
+    merged = c.reduce("ReduceProd", c.slice(shape, [0], [2], [0]), [0], True)
+    return c.emit("Reshape", [p, c.emit("Concat", [merged, c.slice(shape, [2], [4], [0])], axis=0)]), dim
 
 
 def _merge_heads(c, out, heads, length, batch, dim):
     """(B*H, L, D) -> (L, B, H*D) into the node's output."""
-    x = c.emit("Reshape", [out, _shape(c, [-1, heads, length, dim], {2: (out, 1)})])
+    if c.dynamic:   # MXNet's (-4, -1, H, 0, 0) from the product's own shape
+        shape = c.emit("Shape", [out])
+        split = [c.emit("Div", [c.slice(shape, [0], [1], [0]), c.ints([heads])]), c.ints([heads]),
+                 c.slice(shape, [1], [3], [0])]
+        x = c.emit("Reshape", [out, c.emit("Concat", split, axis=0)])
+    else:
+        x = c.emit("Reshape", [out, c.ints([batch, heads, length, dim])])
     x = c.emit("Transpose", [x], perm=[2, 0, 1, 3])
     c.emit("Reshape", [x, c.ints([0, 0, heads * dim])], out=c.out())
 

@@ -39,7 +39,7 @@ def _dynamic_shape(c, codes):
         code = codes[k]
         if code > 0 or code == -1:
             parts.append(c.ints([code]))
-            src, k = src + (code == -1), k + 1
+            src, k = src + 1, k + 1   # MXNet's InferReshapeShape: both move to the next input dim
         elif code == 0:
             parts.append(c.dims(0, src, src + 1))
             src, k = src + 1, k + 1
