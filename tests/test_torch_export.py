@@ -142,8 +142,38 @@ def test_fixed_dimensions_are_checked(tmp_path):
     from neogluon.executor.torch_export import load_module
     files = _export_lenet(tmp_path)
     model = load_module(files["py"])
-    with pytest.raises(ValueError, match=r"data: expected a shape \(4, 1, 28, 28\), got \(4, 1, 27, 28\)"):
+    with pytest.raises(ValueError, match=r"data: expected a shape \(N, 1, 28, 28\), got \(4, 1, 27, 28\)"):
         model(torch.zeros(4, 1, 27, 28))
+
+
+def _reshapes():
+    """Reshapes with each of MXNet's special codes on a batch-major graph."""
+    S = mx.sym
+    x = S.reshape(S.var("data"), (0, -1))                                   # (N, 48)
+    x = S.reshape(x, (-4, -1, 1, -2))                                        # (N, 1, 48)
+    x = S.FullyConnected(x, num_hidden=6, flatten=False, name="fc")          # (N, 1, 6)
+    x = S.reshape(S.transpose(x, (1, 0, 2)), (-3, 0))                        # (N, 6)
+    x = S.reshape(x, (0, 2, -1))                                             # (N, 2, 3)
+    x = S.reshape(x, (-1, 3), reverse=True)                                  # (2N, 3)
+    return S.reshape(x, (-4, -1, 2, 0))                                      # (N, 2, 3)
+
+
+def test_batch_stays_free_through_reshape(tmp_path, standalone):
+    """Reshape's codes become sizes read from the input (``x.reshape(data_size0, -1)``), not
+    the example's: the module takes other batch sizes."""
+    sym = _reshapes()
+    rng = np.random.RandomState(0)
+    params = {"fc_weight": nd.array(rng.uniform(-1, 1, (6, 48))), "fc_bias": nd.array(rng.uniform(-1, 1, 6))}
+    files = export_torch(sym, params, str(tmp_path / "out"), {"data": (4, 3, 4, 4)})
+    with open(files["py"], encoding="utf-8") as f:
+        src = f.read()
+    assert "expected a shape (N, 3, 4, 4)" in src and "torch.reshape(data, (data_size0, -1))" in src
+    for batch in (3, 7):
+        x = rng.uniform(-1, 1, (batch, 3, 4, 4)).astype(np.float32)
+        want = sym.eval(data=nd.array(x), **params)[0].asnumpy()
+        assert want.shape == (batch, 2, 3)
+        (tmp_path / str(batch)).mkdir()
+        standalone(tmp_path / str(batch), files, [x], [want], atol=1e-5)
 
 
 # ---------------------------------------------------------------------- MXNet 1.9.1's exported models

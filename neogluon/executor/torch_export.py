@@ -35,10 +35,12 @@ Why this and not the alternatives tried (on LeNet and ResNet-18):
 for most models) is captured as symbolic (without "duck sizing": equal sizes stay separate
 symbols), the others as the example's; if a kernel cannot follow a symbolic size, the
 capture is done again with every size fixed. A size a kernel decided on while capturing
-stays fixed too (torch specialises sizes 0 and 1; a Reshape's cached plan fixes the shape
-it was made for): ``forward`` first checks the fixed sizes of its inputs, raising
-``ValueError`` with the input's name, the expected and the given shapes. So ResNet's
-exported module takes any batch size, LeNet's (a Reshape) only the example's. Marking every
+stays fixed too (torch specialises sizes 0 and 1): ``forward`` first checks the fixed sizes
+of its inputs, raising ``ValueError`` with the input's name, the expected and the given
+shapes. While capturing, Reshape applies MXNet's codes to the symbolic sizes instead of its
+cached plan (``operator.shape.SYMBOLIC_SIZES``), so its target reads them
+(``torch.reshape(x, (data_size0, -1))``): ResNet's and LeNet's exported modules take any
+batch size. Marking every
 dimension symbolic was tried too: correct, but every kernel's output-size arithmetic then
 appears in ``forward`` and the code stops being readable. Give examples with a batch
 above 1.
@@ -59,6 +61,7 @@ import warnings
 import torch
 
 from ..base import MXNetError
+from ..operator.shape import SYMBOLIC_SIZES
 from .compiler import CompiledGraph
 
 __all__ = ["export_torch", "trace_torch", "load_module", "TorchSource", "identifier", "class_name"]
@@ -112,9 +115,11 @@ def _capture(fn, tensors):
     with torch.fx.experimental._config.patch(use_duck_shape=False), warnings.catch_warnings():  # pylint: disable=protected-access
         # the kernels' shape plans are lru_cached pure functions of shapes: tracing through is exact
         warnings.filterwarnings("ignore", message="Dynamo detected a call to a `functools.lru_cache`")
+        SYMBOLIC_SIZES[0] = True  # Reshape computes its target on the symbolic sizes (keeps the batch free)
         try:
             results = compiled(*tensors)
         finally:
+            SYMBOLIC_SIZES[0] = False
             torch._dynamo.eval_frame.remove_from_cache(fn)  # pylint: disable=protected-access
     (gm, example), outs = held.pop("graph"), held.pop("outs")
     where = []
