@@ -359,3 +359,38 @@ def test_identifiers():
     assert identifier("0a") == "_0a" and identifier("lambda") == "lambda_"
     assert identifier("x", {"x", "x_1"}) == "x_2"
     assert class_name("resnet18_v1") == "Resnet18V1" and class_name("mobilenet0.25") == "Mobilenet025"
+
+
+def test_training_mode_export(tmp_path):
+    """``training=True``: ``forward`` runs MXNet's training pass when the module is in
+    training mode (BatchNorm on the batch's statistics, Dropout drawing a mask), the
+    prediction in eval mode; both keep the batch free."""
+    from neogluon.executor.torch_export import load_module
+    S = mx.sym
+    bn = S.reshape(S.BatchNorm(S.FullyConnected(S.var("data"), num_hidden=4, name="fc"), name="bn", fix_gamma=False),
+                   (0, 2, -1))
+    sym = S.Dropout(bn, p=0.5)
+    rng = np.random.RandomState(0)
+    params = {"fc_weight": rng.randn(4, 3), "fc_bias": rng.randn(4), "bn_gamma": rng.rand(4) + .5,
+              "bn_beta": rng.randn(4), "bn_moving_mean": rng.randn(4), "bn_moving_var": rng.rand(4) + .5}
+    params = {k: nd.array(v) for k, v in params.items()}
+    files = export_torch(sym, params, str(tmp_path), {"data": (4, 3)}, training=True)
+    with open(files["py"], encoding="utf-8") as f:
+        src = f.read()
+    assert "def forward_train(self, data):" in src and "if self.training:" in src
+    model = load_module(files["py"])
+    model.load_state_dict(torch.load(files["pt"]))
+    x = rng.uniform(-1, 1, (64, 3)).astype(np.float32)
+    args = dict(params, data=nd.array(x))
+    aux = {k: args.pop(k) for k in ("bn_moving_mean", "bn_moving_var")}
+    with torch.no_grad():
+        model.eval()
+        predicted = sym.bind(mx.cpu(), args, aux_states=aux, grad_req="null").forward(is_train=False)[0]
+        np.testing.assert_allclose(model(torch.from_numpy(x)).numpy(), predicted.asnumpy(), rtol=1e-5, atol=1e-5)
+        model.train()
+        got = model(torch.from_numpy(x)).numpy()
+    ex = bn.bind(mx.cpu(), args, aux_states=aux, grad_req="null")
+    want = ex.forward(is_train=True)[0].asnumpy()       # the batch's statistics, before Dropout
+    kept = got != 0
+    assert 0.3 < kept.mean() < 0.7
+    np.testing.assert_allclose(got[kept], 2 * want[kept], rtol=1e-5, atol=1e-5)
