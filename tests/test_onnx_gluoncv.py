@@ -30,7 +30,7 @@ if importlib.util.find_spec("gluoncv") is not None:
     neogluon_alias.activate()
     from gluoncv import model_zoo  # noqa: F811
 
-# building, running and exporting the four models takes about 30 s
+# building, running and exporting the four models at two opsets takes 1 to 3 minutes
 pytestmark = [pytest.mark.skipif(model_zoo is None, reason="GluonCV is not installed "
                                  "(bash tools/install_clients.sh VENV)"), pytest.mark.slow]
 
