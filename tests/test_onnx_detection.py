@@ -213,3 +213,26 @@ def test_amp_multicast(tmp_path):
     want, got = _run(S.Group([a * 2, b + 1]), {"x": x, "y": y}, tmp_path)
     assert [g.dtype for g in got] == [np.float32, np.float32]
     _close(got, want)
+
+
+ROUND_TRIP = [("topk_both_int", 17), ("sort", 13), ("argsort", 11), ("roi_align", 11), ("roi_align_aligned", 17)]
+
+
+@pytest.mark.parametrize("name,opset", ROUND_TRIP, ids=[c[0] for c in ROUND_TRIP])
+def test_round_trip(name, opset, tmp_path):
+    """The exported TopK and RoiAlign import back (``import_model``) as topk and ROIAlign."""
+    from neogluon.contrib.onnx.onnx2mx.import_model import import_model  # pylint: disable=import-outside-toplevel
+    rng = np.random.RandomState(20)
+    if name.startswith("roi_align"):
+        sym = S.contrib.ROIAlign(S.var("data"), S.var("rois"), pooled_size=(3, 2), spatial_scale=0.5,
+                                 sample_ratio=2, aligned=name.endswith("aligned"))
+        rois = _rois(6, 21)
+        rois[0, 0] = 1                     # the import needs valid batch indices (ONNX's RoiAlign does)
+        arrays = {"data": rng.uniform(-1, 1, (2, 3, 16, 16)).astype(np.float32), "rois": rois}
+    else:
+        sym = dict(SORTS)[name](S.var("x"))
+        arrays = {"x": rng.permutation(60).reshape(3, 4, 5).astype(np.float32)}
+    want, _ = _run(sym, arrays, tmp_path, opset)
+    imported, arg, aux = import_model(str(tmp_path / "m.onnx"))
+    got = imported.eval(**{k: mx.nd.array(v) for k, v in arrays.items()}, **arg, **aux)
+    _close([g.asnumpy().astype(w.dtype) for g, w in zip(got, want)], want)

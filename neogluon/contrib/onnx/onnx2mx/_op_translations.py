@@ -564,6 +564,33 @@ def reduce_(g, node, attrs, name):
     return getattr(S, _REDUCE[node.op_type])(x, axis=axes, keepdims=keep, name=name)
 
 
+@translator("TopK")
+def topk(g, node, attrs, name):
+    """Values and int64 indices along ``axis``; ties in index order, as MXNet's topk."""
+    k = _ints(_const_input(g, node, 1, "k", attrs))[0]
+    if not attrs.get("sorted", 1):
+        raise _fail(node, "sorted=0 is not imported")
+    return list(S.topk(g.sym(node.input[0]), axis=attrs.get("axis", -1), k=k, ret_typ="both",
+                       is_ascend=not attrs.get("largest", 1), dtype="int64", name=name))
+
+
+@translator("RoiAlign")
+def roi_align(g, node, attrs, name):
+    """MXNet's ROIAlign on (batch index, x1, y1, x2, y2) rows; ONNX's half_pixel (the default
+    from opset 16) is MXNet's ``aligned``."""
+    if attrs.get("mode", "avg") != "avg":
+        raise _fail(node, "mode %r is not imported (MXNet's ROIAlign averages)" % attrs["mode"])
+    aligned = attrs.get("coordinate_transformation_mode", "half_pixel" if g.opset_version >= 16 else
+                        "output_half_pixel") == "half_pixel"
+    batch = S.reshape(S.Cast(g.sym(node.input[2]), dtype="float32"), shape=(-1, 1))
+    rois = S.Concat(batch, g.sym(node.input[1]), dim=1, num_args=2)
+    ratio = int(attrs.get("sampling_ratio", 0))
+    return S.contrib.ROIAlign(g.sym(node.input[0]), rois, pooled_size=(attrs.get("output_height", 1),
+                                                                       attrs.get("output_width", 1)),
+                              spatial_scale=float(attrs.get("spatial_scale", 1.0)),
+                              sample_ratio=ratio if ratio > 0 else -1, aligned=aligned, name=name)
+
+
 @translator("ArgMax", "ArgMin")
 def argmax(g, node, attrs, name):
     fn = S.argmax if node.op_type == "ArgMax" else S.argmin
