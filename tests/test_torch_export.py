@@ -394,3 +394,14 @@ def test_training_mode_export(tmp_path):
     kept = got != 0
     assert 0.3 < kept.mean() < 0.7
     np.testing.assert_allclose(got[kept], 2 * want[kept], rtol=1e-5, atol=1e-5)
+
+
+def test_cli_training_flag(tmp_path):
+    base = os.path.join(MODELS, "mlp_bn_dropout")
+    code = cli_main(["export-torch", base + "-symbol.json", base + "-0000.params", "--out", str(tmp_path),
+                     "--example-shape", "data=4,%d" % np.load(base + "-io.npz")["data:0"].shape[1], "--no-pt2",
+                     "--training"])
+    assert code == 0
+    with open(str(tmp_path / "mlp_bn_dropout.py"), encoding="utf-8") as f:
+        src = f.read()
+    assert "def forward_train(self, data):" in src and "dropout(" in src.split("def forward_train")[1]
