@@ -86,3 +86,19 @@ def test_dynamic_foreach_runs_two_lengths(tmp_path):
         arrays = [rng.uniform(-1, 1, s).astype(np.float32) for s in ((steps, batch, 3), (batch, 4), (batch, 4))]
         want = [o.asnumpy() for o in net(*[mx.nd.array(a) for a in arrays])]
         _close(sess.run(None, dict(zip(names, arrays))), want)
+
+
+@pytest.mark.parametrize("name", ["foreach_lstm", "cond_dense_then", "cond_dense_else"])
+def test_scan_and_if_import_back(name, tmp_path):
+    """The exported Scan and If import back (``import_to_gluon``) as _foreach and _cond."""
+    net, inputs = models.build(mx, name)
+    net.hybridize()
+    want = net(*[mx.nd.array(a) for a in inputs])
+    want = [o.asnumpy() for o in (want if isinstance(want, (list, tuple)) else [want])]
+    path = mx.onnx.export_block(net, str(tmp_path / "m.onnx"), in_shapes=[a.shape for a in inputs])
+    names = [s.name for s in net._cached_graph[0]]
+    imported = mx.contrib.onnx.import_to_gluon(path, mx.cpu())
+    order = [i.name for i in ort_session(path).get_inputs()]
+    got = imported(*[mx.nd.array(inputs[names.index(n)]) for n in order])
+    got = [o.asnumpy() for o in (got if isinstance(got, (list, tuple)) else [got])]
+    _close(got, want)

@@ -387,6 +387,8 @@ def reshape(g, node, attrs, name):
             raise _fail(node, "the shape %s (of run-time dimensions) has no MXNet Reshape codes" % dims.items)
         return S.reshape(g.sym(node.input[0]), shape=codes, name=name)
     shape = _ints(_const_input(g, node, 1, "shape", attrs))
+    if not shape:   # a 0-d tensor: MXNet's arrays have at least one dimension
+        shape = (1,)
     if attrs.get("allowzero", 0) and 0 in shape:
         raise _fail(node, "allowzero with a 0 in the shape is not imported")
     return S.reshape(g.sym(node.input[0]), shape=shape, name=name)
@@ -562,6 +564,52 @@ def reduce_(g, node, attrs, name):
     if node.op_type in ("ReduceL2", "ReduceL1"):
         return S.norm(x, ord=2 if node.op_type == "ReduceL2" else 1, axis=axes, keepdims=keep, name=name)
     return getattr(S, _REDUCE[node.op_type])(x, axis=axes, keepdims=keep, name=name)
+
+
+def _body_outputs(g, body):
+    """Translate a control flow body's nodes; the Symbols of its outputs."""
+    g.translate_nodes(body.node)
+    return [g.sym(o.name) for o in body.output]
+
+
+@translator("If")
+def if_(g, node, attrs, name):
+    """``_cond``: the branches are translated in the enclosing graph's scope (MXNet's frontend
+    turns the outer values they read into the node's inputs)."""
+    then_g, else_g = attrs["then_branch"], attrs["else_branch"]
+    outs = S.contrib.cond(g.sym(node.input[0]), lambda: _body_outputs(g, then_g), lambda: _body_outputs(g, else_g),
+                          name=name)
+    return list(outs) if isinstance(outs, (list, tuple)) else [outs]
+
+
+@translator("Scan")
+def scan(g, node, attrs, name):
+    """``_foreach`` over axis 0 (Scan's defaults): N states, then the scanned inputs."""
+    body = attrs["body"]
+    m = attrs["num_scan_inputs"]
+    n = len(node.input) - m
+    if any(attrs.get(k) and any(attrs[k]) for k in ("scan_input_axes", "scan_input_directions",
+                                                      "scan_output_axes", "scan_output_directions")):
+        raise _fail(node, "scans along other axes or in reverse are not imported")
+
+    def step(data, states):
+        data = data if isinstance(data, list) else [data]
+        states = states if isinstance(states, list) else [states]
+        for formal, value in zip(body.input, states + data):
+            g._nodes[formal.name] = value  # pylint: disable=protected-access
+            # the body's variables take the shapes the exporter wrote for its inputs
+            dims = tuple(d.dim_value for d in formal.type.tensor_type.shape.dim)
+            g._partial[value.name] = dims  # pylint: disable=protected-access
+            if all(d > 0 for d in dims):
+                g._shapes[value.name] = dims  # pylint: disable=protected-access
+        outs = _body_outputs(g, body)
+        return outs[n:], outs[:n]
+
+    data = [g.sym(i) for i in node.input[n:]]
+    outs, states = S.contrib.foreach(step, data, [g.sym(i) for i in node.input[:n]], name=name)
+    outs = outs if isinstance(outs, list) else [outs]
+    states = states if isinstance(states, list) else [states]
+    return states + outs
 
 
 @translator("TopK")

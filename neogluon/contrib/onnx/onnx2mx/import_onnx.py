@@ -173,10 +173,22 @@ class GraphProto:  # pylint: disable=too-many-instance-attributes
             self._partial[name] = shape
             if all(d > 0 for d in shape):
                 self._shapes[name] = shape
-        for node in graph.node:
+        self.translate_nodes(graph.node)
+        outs = [self.sym(o.name) for o in graph.output]
+        out = outs[0] if len(outs) == 1 else symbol.Group(outs)
+        arg = {n: nd.array(self._params[n], dtype=self._params[n].dtype) for n in out.list_arguments()
+               if n in self._params}
+        aux = {n: nd.array(self._params[n], dtype=self._params[n].dtype) for n in out.list_auxiliary_states()
+               if n in self._params}
+        return out, arg, aux
+
+    def translate_nodes(self, nodes):
+        """Translate ONNX nodes in order (a control flow body's too: its tensors join the
+        same tables, and it reads the enclosing graph's by name)."""
+        for node in nodes:
             if self._symbolic(node):
                 continue
-            if self._constant(node):
+            if self._constant(node) and not any(a.type == a.GRAPH for a in node.attribute):
                 try:
                     self._fold(node)
                     continue
@@ -186,13 +198,6 @@ class GraphProto:  # pylint: disable=too-many-instance-attributes
                     if node.op_type == "Constant":
                         raise
             self._translate(node)
-        outs = [self.sym(o.name) for o in graph.output]
-        out = outs[0] if len(outs) == 1 else symbol.Group(outs)
-        arg = {n: nd.array(self._params[n], dtype=self._params[n].dtype) for n in out.list_arguments()
-               if n in self._params}
-        aux = {n: nd.array(self._params[n], dtype=self._params[n].dtype) for n in out.list_auxiliary_states()
-               if n in self._params}
-        return out, arg, aux
 
     def _translate(self, node):
         fn = TRANSLATORS.get(node.op_type)
