@@ -63,7 +63,8 @@ SYMBOLS = [
 @pytest.mark.parametrize("name,values", SYMBOLS, ids=[c[0] for c in SYMBOLS])
 def test_symbols_export(name, values, tmp_path):
     """The step outputs of a while loop padded with zero rows (none ran: all zeros), a cond
-    taking either branch, a foreach over two arrays closing over an output of a split."""
+    taking either branch, a foreach over two arrays closing over an output of a split; each
+    also imported back."""
     sym, want = _symbol_case(name.split("_")[0], values)
     order = sym.list_inputs()
     path = str(tmp_path / "m.onnx")
@@ -71,6 +72,9 @@ def test_symbols_export(name, values, tmp_path):
     onnx.checker.check_model(path, full_check=True)
     assert KIND[name.split("_")[0]] in _kinds(path)
     _close(ort_session(path).run(None, values), want)
+    imported, arg, aux = mx.contrib.onnx.import_model(path)   # and back
+    got = imported.eval(**{k: mx.nd.array(v) for k, v in values.items()}, **arg, **aux)
+    _close([g.asnumpy() for g in got], want)
 
 
 def test_dynamic_foreach_runs_two_lengths(tmp_path):
@@ -88,9 +92,10 @@ def test_dynamic_foreach_runs_two_lengths(tmp_path):
         _close(sess.run(None, dict(zip(names, arrays))), want)
 
 
-@pytest.mark.parametrize("name", ["foreach_lstm", "cond_dense_then", "cond_dense_else"])
-def test_scan_and_if_import_back(name, tmp_path):
-    """The exported Scan and If import back (``import_to_gluon``) as _foreach and _cond."""
+@pytest.mark.parametrize("name", models.MODELS)
+def test_control_flow_imports_back(name, tmp_path):
+    """The exported Scan, Loop and If import back (``import_to_gluon``) as _foreach,
+    _while_loop and _cond."""
     net, inputs = models.build(mx, name)
     net.hybridize()
     want = net(*[mx.nd.array(a) for a in inputs])

@@ -536,6 +536,8 @@ def tile(g, node, attrs, name):
 @translator("Pad")
 def pad(g, node, attrs, name):
     pads = _ints(_const_input(g, node, 1, "pads", attrs))
+    if not any(pads):   # (an exported while loop's padding, which MXNet's while_loop already does)
+        return S.identity(g.sym(node.input[0]), name=name)
     nd = len(pads) // 2
     width = tuple(int(v) for pair in zip(pads[:nd], pads[nd:]) for v in pair)
     value = attrs.get("value", _scalar(g, node.input[2]) if len(node.input) > 2 and node.input[2] else 0.0)
@@ -595,13 +597,7 @@ def scan(g, node, attrs, name):
     def step(data, states):
         data = data if isinstance(data, list) else [data]
         states = states if isinstance(states, list) else [states]
-        for formal, value in zip(body.input, states + data):
-            g._nodes[formal.name] = value  # pylint: disable=protected-access
-            # the body's variables take the shapes the exporter wrote for its inputs
-            dims = tuple(d.dim_value for d in formal.type.tensor_type.shape.dim)
-            g._partial[value.name] = dims  # pylint: disable=protected-access
-            if all(d > 0 for d in dims):
-                g._shapes[value.name] = dims  # pylint: disable=protected-access
+        _bind_formals(g, body.input, states + data)
         outs = _body_outputs(g, body)
         return outs[n:], outs[:n]
 
@@ -610,6 +606,46 @@ def scan(g, node, attrs, name):
     outs = outs if isinstance(outs, list) else [outs]
     states = states if isinstance(states, list) else [states]
     return states + outs
+
+
+def _bind_formals(g, formals, values):
+    """A body's input names bound to Symbols, with the shapes the exporter wrote for them."""
+    for formal, value in zip(formals, values):
+        g._nodes[formal.name] = value  # pylint: disable=protected-access
+        dims = tuple(d.dim_value for d in formal.type.tensor_type.shape.dim)
+        g._partial[value.name] = dims  # pylint: disable=protected-access
+        if all(d > 0 for d in dims):
+            g._shapes[value.name] = dims  # pylint: disable=protected-access
+
+
+@translator("Loop")
+def loop(g, node, attrs, name):
+    """``_while_loop`` with two more loop variables: the step count (the body's first input)
+    and the condition the body computes last (the loop's condition). MXNet stacks the step
+    outputs to ``max_iterations`` rows, zeros past the last step."""
+    body = attrs["body"]
+    trips = g.value(node.input[0]) if node.input[0] else None
+    if trips is None:
+        raise _fail(node, "a loop without a constant trip count is not imported (MXNet's while_loop needs "
+                          "max_iterations)")
+    n = len(node.input) - 2
+    first = S.Cast(g.sym(node.input[1]), dtype="float32") if node.input[1] else \
+        g.param(name + "_true", np.ones(1, np.float32))
+
+    def func(step, flag, *carried):  # pylint: disable=unused-argument
+        _bind_formals(g, body.input, [step, flag] + list(carried))
+        outs = _body_outputs(g, body)
+        # the new condition times the current one (1 inside the loop): MXNet wants every
+        # loop variable used
+        keep = S.broadcast_mul(S.Cast(outs[0], dtype="float32"), S.Cast(flag, dtype="float32"))
+        return outs[1 + n:], [step + 1, keep] + outs[1:1 + n]
+
+    start = g.param(name + "_start", np.zeros(1, np.float32))
+    outs, finals = S.contrib.while_loop(lambda step, flag, *carried: flag, func,
+                                        [start, first] + [g.sym(i) for i in node.input[2:]],
+                                        max_iterations=int(np.asarray(trips).reshape(-1)[0]), name=name)
+    outs = outs if isinstance(outs, list) else [outs]
+    return list(finals[2:]) + outs
 
 
 @translator("TopK")
