@@ -1,4 +1,4 @@
-"""ONNX Runtime on neogluon's ONNX export vs neogluon hybridized: ResNet-18 and a BERT-style encoder.
+"""ONNX Runtime on neogluon's ONNX export vs neogluon hybridized: ResNet-18, a BERT-style encoder and an SSD-like detector head.
 
     python benchmarks/bench_onnx.py [--rounds 8] [--threads 1]
 
@@ -27,6 +27,8 @@ CASES = {  # name -> (model, input shapes, passes per round)
     "resnet18_v1 b1": ("resnet18", [(1, 3, 224, 224)], 10),
     "resnet18_v1 b16": ("resnet18", [(16, 3, 224, 224)], 2),
     "encoder b8 T128": ("encoder", [(8, 128), (8,)], 3),
+    # anchors, box_decode, softmax and box_nms (ONNX NonMaxSuppression) on 15360 anchors x 3 classes
+    "ssd_head b1 128": ("ssd_head", [(1, 3, 128, 128)], 5),
 }
 
 
@@ -40,7 +42,13 @@ def build(kind):
     _paths()
     import numpy as np
     import neogluon as mx
-    from onnx_nets import Encoder
+    from onnx_nets import Encoder, ssd_head
+    if kind == "ssd_head":
+        data = mx.sym.var("data")
+        net = mx.gluon.SymbolBlock(ssd_head(data), [data])
+        net.initialize(mx.init.Normal(0.3))
+        net.hybridize()
+        return net, mx, np
     if kind == "resnet18":
         net = mx.gluon.model_zoo.vision.resnet18_v1()
     else:
@@ -52,7 +60,7 @@ def build(kind):
 
 def inputs_for(np, shapes, kind):
     rng = np.random.RandomState(0)
-    if kind == "resnet18":
+    if kind in ("resnet18", "ssd_head"):
         return [rng.uniform(-1, 1, shapes[0]).astype(np.float32)]
     return [rng.randint(0, 1000, shapes[0]).astype(np.float32),
             rng.randint(shapes[0][1] // 2, shapes[0][1] + 1, shapes[1]).astype(np.float32)]

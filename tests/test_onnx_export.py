@@ -288,3 +288,36 @@ def test_encoder_dynamic_batch_and_length(tmp_path):
         valid = rng.randint(1, length + 1, (batch,)).astype(np.float32)
         want = [o.asnumpy() for o in net(mx.nd.array(tokens), mx.nd.array(valid))]
         _close([np.asarray(o) for o in ort_run(path, [tokens, valid])], want)
+
+
+@pytest.mark.parametrize("mode,bidirectional", [("lstm", False), ("lstm", True), ("gru", True), ("rnn_tanh", False)])
+def test_rnn_sequence_length(mode, bidirectional, tmp_path):
+    """``use_sequence_length`` as ONNX's ``sequence_lens``: MXNet's cuDNN semantics (outputs
+    past a sequence's end are zero, final states from its last step, the reverse direction
+    starting there; MXNet 1.9.1's CPU kernel ignores the lengths), checked against
+    neogluon's kernel with those semantics (``rnn_forward``, what runs on a GPU)."""
+    import torch  # pylint: disable=import-outside-toplevel
+    S = mx.sym
+    from neogluon.operator.rnn import rnn_forward  # pylint: disable=import-outside-toplevel
+    dirs = 2 if bidirectional else 1
+    kw = dict(data=S.var("x"), parameters=S.var("p"), state=S.var("h"), sequence_length=S.var("n"))
+    if mode == "lstm":
+        kw["state_cell"] = S.var("c")
+    attrs = dict(mode=mode, state_size=5, num_layers=2, bidirectional=bidirectional)
+    sym = S.Group(list(S.RNN(**kw, use_sequence_length=True, state_outputs=True, **attrs)))
+    rng = np.random.RandomState(0)
+    arrays = {"x": rng.uniform(-1, 1, (6, 3, 3)).astype(np.float32), "n": np.array([6, 2, 4], np.float32)}
+    states = {k: rng.uniform(-1, 1, (2 * dirs, 3, 5)).astype(np.float32) for k in (["h", "c"] if mode == "lstm"
+                                                                                  else ["h"])}
+    shapes = dict(zip(sym.list_arguments(), sym.infer_shape(x=(6, 3, 3), n=(3,), **{k: v.shape for k, v in
+                                                                                     states.items()})[0]))
+    params = dict(states, p=rng.uniform(-0.5, 0.5, shapes["p"]).astype(np.float32))
+    path = str(tmp_path / "m.onnx")
+    mx.onnx.export_model(sym, params, [(6, 3, 3), (3,)], [np.float32, np.float32], path)
+    onnx.checker.check_model(path, full_check=True)
+    t = {k: torch.from_numpy(v) for k, v in dict(params, **arrays).items()}
+    out, finals = rnn_forward(t["x"], t["p"], t["h"], t.get("c"), t["n"], **attrs)
+    want = [out.numpy()] + [f.numpy() for f in finals]
+    got = ort_run(path, [arrays["x"], arrays["n"]])
+    assert not want[0][4:, 1].any()               # zeros past the second sequence's end
+    _close([np.asarray(g) for g in got], want)

@@ -142,8 +142,38 @@ def test_fixed_dimensions_are_checked(tmp_path):
     from neogluon.executor.torch_export import load_module
     files = _export_lenet(tmp_path)
     model = load_module(files["py"])
-    with pytest.raises(ValueError, match=r"data: expected a shape \(4, 1, 28, 28\), got \(4, 1, 27, 28\)"):
+    with pytest.raises(ValueError, match=r"data: expected a shape \(N, 1, 28, 28\), got \(4, 1, 27, 28\)"):
         model(torch.zeros(4, 1, 27, 28))
+
+
+def _reshapes():
+    """Reshapes with each of MXNet's special codes on a batch-major graph."""
+    S = mx.sym
+    x = S.reshape(S.var("data"), (0, -1))                                   # (N, 48)
+    x = S.reshape(x, (-4, -1, 1, -2))                                        # (N, 1, 48)
+    x = S.FullyConnected(x, num_hidden=6, flatten=False, name="fc")          # (N, 1, 6)
+    x = S.reshape(S.transpose(x, (1, 0, 2)), (-3, 0))                        # (N, 6)
+    x = S.reshape(x, (0, 2, -1))                                             # (N, 2, 3)
+    x = S.reshape(x, (-1, 3), reverse=True)                                  # (2N, 3)
+    return S.reshape(x, (-4, -1, 2, 0))                                      # (N, 2, 3)
+
+
+def test_batch_stays_free_through_reshape(tmp_path, standalone):
+    """Reshape's codes become sizes read from the input (``x.reshape(data_size0, -1)``), not
+    the example's: the module takes other batch sizes."""
+    sym = _reshapes()
+    rng = np.random.RandomState(0)
+    params = {"fc_weight": nd.array(rng.uniform(-1, 1, (6, 48))), "fc_bias": nd.array(rng.uniform(-1, 1, 6))}
+    files = export_torch(sym, params, str(tmp_path / "out"), {"data": (4, 3, 4, 4)})
+    with open(files["py"], encoding="utf-8") as f:
+        src = f.read()
+    assert "expected a shape (N, 3, 4, 4)" in src and "torch.reshape(data, (data_size0, -1))" in src
+    for batch in (3, 7):
+        x = rng.uniform(-1, 1, (batch, 3, 4, 4)).astype(np.float32)
+        want = sym.eval(data=nd.array(x), **params)[0].asnumpy()
+        assert want.shape == (batch, 2, 3)
+        (tmp_path / str(batch)).mkdir()
+        standalone(tmp_path / str(batch), files, [x], [want], atol=1e-5)
 
 
 # ---------------------------------------------------------------------- MXNet 1.9.1's exported models
@@ -329,3 +359,49 @@ def test_identifiers():
     assert identifier("0a") == "_0a" and identifier("lambda") == "lambda_"
     assert identifier("x", {"x", "x_1"}) == "x_2"
     assert class_name("resnet18_v1") == "Resnet18V1" and class_name("mobilenet0.25") == "Mobilenet025"
+
+
+def test_training_mode_export(tmp_path):
+    """``training=True``: ``forward`` runs MXNet's training pass when the module is in
+    training mode (BatchNorm on the batch's statistics, Dropout drawing a mask), the
+    prediction in eval mode; both keep the batch free."""
+    from neogluon.executor.torch_export import load_module
+    S = mx.sym
+    bn = S.reshape(S.BatchNorm(S.FullyConnected(S.var("data"), num_hidden=4, name="fc"), name="bn", fix_gamma=False),
+                   (0, 2, -1))
+    sym = S.Dropout(bn, p=0.5)
+    rng = np.random.RandomState(0)
+    params = {"fc_weight": rng.randn(4, 3), "fc_bias": rng.randn(4), "bn_gamma": rng.rand(4) + .5,
+              "bn_beta": rng.randn(4), "bn_moving_mean": rng.randn(4), "bn_moving_var": rng.rand(4) + .5}
+    params = {k: nd.array(v) for k, v in params.items()}
+    files = export_torch(sym, params, str(tmp_path), {"data": (4, 3)}, training=True)
+    with open(files["py"], encoding="utf-8") as f:
+        src = f.read()
+    assert "def forward_train(self, data):" in src and "if self.training:" in src
+    model = load_module(files["py"])
+    model.load_state_dict(torch.load(files["pt"]))
+    x = rng.uniform(-1, 1, (64, 3)).astype(np.float32)
+    args = dict(params, data=nd.array(x))
+    aux = {k: args.pop(k) for k in ("bn_moving_mean", "bn_moving_var")}
+    with torch.no_grad():
+        model.eval()
+        predicted = sym.bind(mx.cpu(), args, aux_states=aux, grad_req="null").forward(is_train=False)[0]
+        np.testing.assert_allclose(model(torch.from_numpy(x)).numpy(), predicted.asnumpy(), rtol=1e-5, atol=1e-5)
+        model.train()
+        got = model(torch.from_numpy(x)).numpy()
+    ex = bn.bind(mx.cpu(), args, aux_states=aux, grad_req="null")
+    want = ex.forward(is_train=True)[0].asnumpy()       # the batch's statistics, before Dropout
+    kept = got != 0
+    assert 0.3 < kept.mean() < 0.7
+    np.testing.assert_allclose(got[kept], 2 * want[kept], rtol=1e-5, atol=1e-5)
+
+
+def test_cli_training_flag(tmp_path):
+    base = os.path.join(MODELS, "mlp_bn_dropout")
+    code = cli_main(["export-torch", base + "-symbol.json", base + "-0000.params", "--out", str(tmp_path),
+                     "--example-shape", "data=4,%d" % np.load(base + "-io.npz")["data:0"].shape[1], "--no-pt2",
+                     "--training"])
+    assert code == 0
+    with open(str(tmp_path / "mlp_bn_dropout.py"), encoding="utf-8") as f:
+        src = f.read()
+    assert "def forward_train(self, data):" in src and "dropout(" in src.split("def forward_train")[1]

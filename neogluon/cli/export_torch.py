@@ -5,6 +5,7 @@ torch), ``DIR/<model>.pt`` (its state_dict) and ``DIR/<model>.pt2`` (a ``torch.e
 ExportedProgram; ``--no-pt2`` skips it). The graph is captured on example inputs, so every
 input not in the params needs ``--example-shape NAME=D1,D2,...`` (``D1,D2,...`` when the
 model has one input): use sizes above 1 on the dimensions meant to vary (a batch of 2).
+``--training`` also captures the training pass, run by ``forward`` in training mode.
 """
 import os
 
@@ -20,6 +21,9 @@ def add_arguments(parser):
                         help="an input's example shape, e.g. data=2,3,224,224 (repeat for several inputs)")
     parser.add_argument("--name", help="the model's name (default: the symbol file's, without -symbol.json)")
     parser.add_argument("--no-pt2", action="store_true", help="do not write the torch.export program")
+    parser.add_argument("--training", action="store_true",
+                        help="also capture the training pass (Dropout, BatchNorm on batch statistics), which the "
+                             "module's forward runs in training mode")
 
 
 def _shape(text, inputs):
@@ -49,7 +53,8 @@ def run(args):
         raise CLIError("the graph is captured on example inputs: give --example-shape %s=D1,D2,... "
                        "(inputs of %s: %s)" % (missing[0], args.symbol, ", ".join(inputs)))
     try:
-        files = export_torch(args.symbol, arrays, args.out, shapes, name=args.name, exported_program=not args.no_pt2)
+        files = export_torch(args.symbol, arrays, args.out, shapes, name=args.name, exported_program=not args.no_pt2,
+                             training=args.training)
     except mx.MXNetError as err:
         raise CLIError(_first_line(err), code=1) from None
     except OSError as err:

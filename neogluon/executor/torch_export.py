@@ -35,10 +35,12 @@ Why this and not the alternatives tried (on LeNet and ResNet-18):
 for most models) is captured as symbolic (without "duck sizing": equal sizes stay separate
 symbols), the others as the example's; if a kernel cannot follow a symbolic size, the
 capture is done again with every size fixed. A size a kernel decided on while capturing
-stays fixed too (torch specialises sizes 0 and 1; a Reshape's cached plan fixes the shape
-it was made for): ``forward`` first checks the fixed sizes of its inputs, raising
-``ValueError`` with the input's name, the expected and the given shapes. So ResNet's
-exported module takes any batch size, LeNet's (a Reshape) only the example's. Marking every
+stays fixed too (torch specialises sizes 0 and 1): ``forward`` first checks the fixed sizes
+of its inputs, raising ``ValueError`` with the input's name, the expected and the given
+shapes. While capturing, Reshape applies MXNet's codes to the symbolic sizes instead of its
+cached plan (``operator.shape.SYMBOLIC_SIZES``), so its target reads them
+(``torch.reshape(x, (data_size0, -1))``): ResNet's and LeNet's exported modules take any
+batch size. Marking every
 dimension symbolic was tried too: correct, but every kernel's output-size arithmetic then
 appears in ``forward`` and the code stops being readable. Give examples with a batch
 above 1.
@@ -59,12 +61,12 @@ import warnings
 import torch
 
 from ..base import MXNetError
+from ..operator.shape import SYMBOLIC_SIZES
 from .compiler import CompiledGraph
 
 __all__ = ["export_torch", "trace_torch", "load_module", "TorchSource", "identifier", "class_name"]
 
-_GRAPH_FILE = "<neogluon.executor graph_predict>"
-_LINE = re.compile(r'File "%s", line (\d+)' % re.escape(_GRAPH_FILE))
+_LINE = re.compile(r'File "<neogluon\.executor graph_(?:predict|train)>", line (\d+)')
 _NODE = re.compile(r"^\s*v(\d+)_\d+")
 
 
@@ -112,9 +114,11 @@ def _capture(fn, tensors):
     with torch.fx.experimental._config.patch(use_duck_shape=False), warnings.catch_warnings():  # pylint: disable=protected-access
         # the kernels' shape plans are lru_cached pure functions of shapes: tracing through is exact
         warnings.filterwarnings("ignore", message="Dynamo detected a call to a `functools.lru_cache`")
+        SYMBOLIC_SIZES[0] = True  # Reshape computes its target on the symbolic sizes (keeps the batch free)
         try:
             results = compiled(*tensors)
         finally:
+            SYMBOLIC_SIZES[0] = False
             torch._dynamo.eval_frame.remove_from_cache(fn)  # pylint: disable=protected-access
     (gm, example), outs = held.pop("graph"), held.pop("outs")
     where = []
@@ -174,11 +178,19 @@ class TorchSource:
     def state(self):
         return {k: _own(v) for k, v in list(self.params.items()) + list(self.aux.items())}
 
-    def source(self, cls, doc=""):
-        """The module file: ``import torch``, one class ``cls``."""
+    def source(self, cls, doc="", train=None):
+        """The module file: ``import torch``, one class ``cls``. With ``train`` (the
+        TorchSource of the training pass), ``forward`` runs it when ``self.training``."""
         code = self.graph.python_code(root_module="self")
         imports = _imports(code, self.graph)
         body = _inline_attributes(code.src, set(self.params) | set(self.aux))
+        params, aux = dict(self.params), dict(self.aux)
+        if train is not None:
+            tcode = train.graph.python_code(root_module="self")
+            imports = sorted(set(imports) | set(_imports(tcode, train.graph)))
+            aux.update({k: v for k, v in train.aux.items() if k not in aux})
+            params.update({k: v for k, v in train.params.items() if k not in params})
+            tbody = _inline_attributes(tcode.src, set(params) | set(aux))
         lines = ['"""%s"""' % doc.replace('"""', "'''") if doc else None, "import torch"] + imports
         lines += ["", "", "class %s(torch.nn.Module):" % cls]
         lines += ['    """%s"""' % _class_doc(self)]
@@ -186,13 +198,23 @@ class TorchSource:
             lines += ["", "    # attribute -> MXNet parameter name (where they differ)", "    MXNET_NAMES = {"]
             lines += ["        %r: %r," % kv for kv in sorted(self.mxnet_names.items())] + ["    }"]
         lines += ["", "    def __init__(self):", "        super().__init__()"]
-        for k, v in self.params.items():
+        for k, v in params.items():
             lines.append("        self.%s = torch.nn.Parameter(%s)" % (k, _empty(v)))
-        for k, v in self.aux.items():
+        for k, v in aux.items():
             lines.append("        self.register_buffer(%r, %s)" % (k, _empty(v)))
         lines.append("")
-        lines += _forward(body, self)
+        if train is None:
+            lines += _forward(body, self)
+        else:
+            args = ", ".join(self.inputs)
+            lines += ["    def forward(self, %s):" % args,
+                      '        """The training pass (MXNet\'s is_train: Dropout on, BatchNorm on the batch\'s',
+                      '        statistics, which it does not accumulate) when self.training, else the prediction."""',
+                      "        if self.training:", "            return self.forward_train(%s)" % args,
+                      "        return self.forward_predict(%s)" % args, ""]
+            lines += _forward(body, self, "forward_predict") + [""] + _forward(tbody, train, "forward_train")
         return "\n".join(ln for ln in lines if ln is not None) + "\n"
+
 
 
 def _own(t):
@@ -212,10 +234,10 @@ def _empty(t):
     return "torch.empty(%r, dtype=%s)" % (tuple(t.shape), str(t.dtype))
 
 
-def _forward(body, src):
-    """fx's ``def forward`` with the checks of the fixed dimensions put first."""
+def _forward(body, src, name="forward"):
+    """fx's ``def forward`` (renamed ``name``) with the checks of the fixed dimensions put first."""
     lines = body.strip("\n").split("\n")
-    head, rest = lines[0], lines[1:]
+    head, rest = lines[0].replace("def forward(", "def %s(" % name, 1), lines[1:]
     checks = []
     for name in src.inputs:
         fixed = src.fixed.get(name)
@@ -322,9 +344,10 @@ def _replace_names(line, attrs):
 
 
 # ---------------------------------------------------------------------- renaming
-def trace_torch(symbol, params, shapes, dtypes=None):
-    """Capture ``symbol``'s prediction on inputs of ``shapes`` (name -> shape, the inputs
-    not in ``params``) into a :class:`TorchSource`. ``params``: name -> torch tensor."""
+def trace_torch(symbol, params, shapes, dtypes=None, is_train=False):
+    """Capture ``symbol``'s prediction (its training pass with ``is_train``) on inputs of
+    ``shapes`` (name -> shape, the inputs not in ``params``) into a :class:`TorchSource`.
+    ``params``: name -> torch tensor."""
     graph = CompiledGraph(symbol)
     dtypes = dtypes or {}
     data_names = [n for n in graph.arg_names if n not in params]
@@ -347,27 +370,28 @@ def trace_torch(symbol, params, shapes, dtypes=None):
         tensors = [params[n] if n in params else _example(shapes[n], dtypes.get(n, torch.float32), dynamic)
                    for n in graph.input_names]
         try:
-            gm, example, where = _capture(graph.fn(False, tensors), tensors)
+            gm, example, where = _capture(graph.fn(is_train, tensors), tensors)
             break
         except (TorchDynamoException, RuntimeError, NotImplementedError) as err:
             error = err
     else:
         raise MXNetError("export_torch: the graph could not be captured into torch.fx%s: %s"
                          % (_failed_node(graph, error), _first_lines(error))) from None
-    return _Renamer(graph, tensors, data_names).run(gm, example, where)
+    return _Renamer(graph, tensors, data_names, "train_const" if is_train else "const", is_train).run(gm, example, where)
 
 
 class _Renamer:
     """Rebuilds dynamo's graph with readable names (see :func:`trace_torch`)."""
 
-    def __init__(self, graph, tensors, data_names):
+    def __init__(self, graph, tensors, data_names, const="const", is_train=False):
         self.graph = graph
         self.order = graph.order
-        self.src_lines = graph.sources[False].split("\n")
+        self.src_lines = graph.sources[is_train].split("\n")
         self.tensors = tensors
         self.data_names = data_names
         self.aux = set(graph.aux_names)
         self.taken = {"self", "torch", "device", "inf", "nan"}
+        self.const = const + "%d"   # the name of the captured constants (distinct per captured pass)
 
     def name_of(self, node_name):
         out = identifier(node_name, self.taken)
@@ -393,7 +417,7 @@ class _Renamer:
                 mx_name = self.graph.input_names[k]
                 attr = self.name_of(mx_name)
             else:
-                mx_name, attr = None, self.name_of("const%d" % const)
+                mx_name, attr = None, self.name_of(self.const % const)
                 const += 1
             (aux if mx_name is None or mx_name in self.aux else params)[attr] = value
             if mx_name is not None and attr != mx_name:
@@ -401,7 +425,7 @@ class _Renamer:
             env[ph] = new.get_attr(attr)
         for attr in [n for n in gm.graph.nodes if n.op == "get_attr"]:
             value = getattr(gm, attr.target)
-            name = self.name_of("const%d" % const)
+            name = self.name_of(self.const % const)
             const += 1
             aux[name] = value
             env[attr] = new.get_attr(name)
@@ -524,7 +548,7 @@ def _load(symbol, params):
     return symbol, out
 
 
-def export_torch(symbol, params, path, shapes, dtypes=None, name=None, exported_program=False):
+def export_torch(symbol, params, path, shapes, dtypes=None, name=None, exported_program=False, training=False):
     """Write ``path/<name>.py`` (the module's source), ``path/<name>.pt`` (its state_dict)
     and, with ``exported_program``, ``path/<name>.pt2`` (``torch.export`` on the examples).
 
@@ -532,31 +556,36 @@ def export_torch(symbol, params, path, shapes, dtypes=None, name=None, exported_
     ``aux:`` prefixes allowed) or a ``.params`` path; ``shapes``: input name -> example shape
     (a plain shape or a list of them: the graph's inputs in order); ``dtypes``: input name ->
     dtype (default float32); ``name``: the model's name (default: the symbol file's, else
-    ``model``). Returns the paths written, ``{"py": ..., "pt": ..., "pt2": ...}``."""
+    ``model``); ``training``: also capture the training pass, which ``forward`` runs when
+    the module is in training mode (Dropout on, BatchNorm on the batch's statistics; the
+    running statistics are not updated by it). Returns the paths written, ``{"py": ...,
+    "pt": ..., "pt2": ...}``."""
     name = name or (_model_name(symbol) if isinstance(symbol, str) else "model")
     symbol, params = _load(symbol, params)
     data_names = [n for n in symbol.list_arguments() if n not in params]
     shapes = _shape_dict(shapes, data_names)
     dtypes = {k: _torch_dtype(v) for k, v in (dtypes or {}).items()}
     src = trace_torch(symbol, params, shapes, dtypes)
+    train = trace_torch(symbol, params, shapes, dtypes, is_train=True) if training else None
     cls = class_name(name)
     doc = ("%s: the MXNet graph as a torch.nn.Module, written by neogluon's export_torch.\n\n"
            "    model = %s()\n    model.load_state_dict(torch.load(%r))\n    model.eval()\n"
            % (name, cls, name + ".pt"))
     os.makedirs(path, exist_ok=True)
     files = {"py": os.path.join(path, name + ".py"), "pt": os.path.join(path, name + ".pt")}
-    text = src.source(cls, doc)
+    text = src.source(cls, doc, train=train)
     try:
         compile(text, files["py"], "exec")
     except SyntaxError as err:  # a bug of the generator, said before anything is written
         raise MXNetError("export_torch: the generated source of %s does not compile: %s" % (files["py"], err)) from None
     with open(files["py"], "w", encoding="utf-8") as f:
         f.write(text)
-    torch.save(src.state, files["pt"])
+    state = dict(train.state, **src.state) if train is not None else src.state
+    torch.save(state, files["pt"])
     if exported_program:
         files["pt2"] = os.path.join(path, name + ".pt2")
         module = load_module(files["py"], cls)
-        module.load_state_dict(src.state)
+        module.load_state_dict(state)
         module.requires_grad_(False)  # the program is for prediction
         examples = tuple(torch.zeros(tuple(shapes[n]), dtype=dtypes.get(n, torch.float32)) for n in data_names)
         try:

@@ -808,12 +808,13 @@ class HybridBlock(Block):
         atomic_write_all([("%s-symbol.json" % path, sym.tojson(remove_amp_cast=remove_amp_cast)),
                           ("%s-%04d.params" % (path, epoch), _serialization.dumps(arg_dict))], "export")
 
-    def export_torch(self, path, *examples, name=None, exported_program=False):
+    def export_torch(self, path, *examples, name=None, exported_program=False, training=False):
         """Write the hybridized graph as a standalone PyTorch module: ``path/<name>.py`` (one
         ``torch.nn.Module`` class, importing only torch), ``path/<name>.pt`` (its state_dict)
         and, with ``exported_program``, ``path/<name>.pt2`` (``torch.export``). ``examples``:
         one NDArray or shape per input, the shapes the graph is captured on (see
-        :mod:`neogluon.executor.torch_export`); ``name`` defaults to the block's name.
+        :mod:`neogluon.executor.torch_export`); ``name`` defaults to the block's name;
+        ``training`` also captures the training pass, which ``forward`` runs in training mode.
         Returns the paths written, ``{"py": ..., "pt": ..., "pt2": ...}``."""
         from ..executor.torch_export import export_torch, identifier
         if not self._cached_graph:
@@ -828,7 +829,7 @@ class HybridBlock(Block):
         params = self.collect_params()
         arrays = {n: params[n].data() for n in sym.list_inputs() if n in params}
         return export_torch(sym, arrays, path, shapes, dtypes, name=name or identifier(self.name),
-                            exported_program=exported_program)
+                            exported_program=exported_program, training=training)
 
     def register_op_hook(self, callback, monitor_all=False):
         """Call ``callback(name, op_name, array)`` on every node output of the hybridized graph

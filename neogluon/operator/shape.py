@@ -169,12 +169,36 @@ def reshape(*, shape, reverse, target_shape, keep_highest):
     plans = {}
 
     def run(data):
+        if SYMBOLIC_SIZES[0] and shape:  # captured by export_torch: sizes may be symbolic
+            return torch.reshape(data, traced_target(data.shape, shape, reverse))
         out = plans.get(data.shape)
         if out is None:
             out = remember(plans, data.shape, infer_reshape(data.shape, shape, reverse, target_shape,
                                                             keep_highest))
         return torch.reshape(data, out)  # the function: ~0.7 us faster than the method with a tuple
     return run
+
+
+# set by export_torch while TorchDynamo captures a graph (a list: one flag, read without a call)
+SYMBOLIC_SIZES = [False]
+
+
+def traced_target(dshape, codes, reverse):
+    """A Reshape's target for sizes that may be symbolic (a capture by TorchDynamo): MXNet's
+    codes applied without the plan cache (which would fix the sizes), the dimension MXNet
+    infers left to torch as -1; so ``x.reshape(x.size(0), -1)`` keeps the batch free."""
+    ds, cs = (tuple(dshape)[::-1], tuple(codes)[::-1]) if reverse else (tuple(dshape), tuple(codes))
+    out = list(_reshape_codes(ds, cs))
+    pos, i, src = 0, 0, 0
+    while i < len(cs):  # where the -1 code's dimension lands in the output
+        c = cs[i]
+        if c == -1:
+            out[pos] = -1
+            break
+        step = {-2: len(ds) - src, -4: 2}.get(c, 1)
+        src += {-2: len(ds) - src, -3: 2}.get(c, 1)
+        pos, i = pos + step, i + (3 if c == -4 else 1)
+    return tuple(out[::-1]) if reverse else tuple(out)
 
 
 @check_rule("Reshape")

@@ -8,7 +8,8 @@ from ...base import MXNetError
 from .._deps import onnx_module
 from ._export_helper import load_module
 from .graph import CONVERTERS, DEFAULT_OPSET, MAX_OPSET, MIN_OPSET, build_graph
-from . import ops_nn, ops_elemwise, ops_shape, ops_rnn, ops_attention  # noqa: F401  (the converters)
+from . import ops_nn, ops_elemwise, ops_shape, ops_rnn, ops_attention, ops_detection  # noqa: F401
+from . import ops_control_flow  # noqa: F401  (the converters)
 
 __all__ = ["export_model", "export_block", "get_operator_support"]
 
@@ -129,4 +130,13 @@ def export_block(block, onnx_file_path="model.onnx", in_shapes=None, in_types=np
     if in_shapes is None:
         raise MXNetError("export_block: give in_shapes, the shapes of the inputs %s" % [s.name for s in inputs])
     params = {p.name: p._reduce() for p in block.collect_params().values() if p._data is not None}
+    # in_shapes follow the block's arguments; export_model takes them in the graph's input order
+    names = [s.name for s in inputs]
+    types = list(in_types) if isinstance(in_types, (list, tuple)) else [in_types] * len(in_shapes)
+    if len(in_shapes) != len(names) or len(types) != len(names):
+        raise MXNetError("export_block: the block takes %d input(s) (%s), got %d shape(s) and %d dtype(s)"
+                         % (len(names), ", ".join(names), len(in_shapes), len(types)))
+    order = [n for n in sym.list_inputs() if n in names]
+    in_shapes = [in_shapes[names.index(n)] for n in order]
+    in_types = [types[names.index(n)] for n in order]
     return export_model(sym, params, in_shapes, in_types, onnx_file_path, **kwargs)

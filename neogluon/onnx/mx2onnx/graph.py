@@ -19,7 +19,8 @@ from ...symbol.infer import infer_graph, known
 from ...symbol.symbol import topo_order
 from .._deps import onnx_module
 
-__all__ = ["CONVERTERS", "converter", "NodeContext", "build_graph", "MIN_OPSET", "MAX_OPSET", "DEFAULT_OPSET"]
+__all__ = ["CONVERTERS", "converter", "NodeContext", "build_graph", "convert_symbol", "value_info", "MIN_OPSET",
+           "MAX_OPSET", "DEFAULT_OPSET"]
 
 MIN_OPSET, MAX_OPSET, DEFAULT_OPSET = 11, 18, 17
 CONVERTERS = {}  # MXNet operator name -> converter(NodeContext)
@@ -231,7 +232,49 @@ def _fold(node, g, consts):
     return True
 
 
-def _value_info(name, dtype, shape):
+def _convert_nodes(graph, order, in_shapes):
+    """Give each operator node of ``order`` to its converter (or fold it into a constant)."""
+    g, consts = graph.g, graph.consts
+    for idx, node in enumerate(order):
+        if node.op is None:
+            continue
+        if g.entry(node, 0)[0] is None:
+            raise MXNetError("ONNX export: the shape of the output of node %s (%s) cannot be inferred from "
+                             "in_shapes %s" % (node.name, node.op.name, list(in_shapes)))
+        if _fold(node, g, consts):
+            continue
+        fn = CONVERTERS.get(node.op.name)
+        if fn is None:
+            raise MXNetError("ONNX export: no converter for operator %s (node %s); the operators neogluon exports "
+                             "are listed by mx.onnx.get_operator_support()" % (node.op.name, node.name))
+        if graph.verbose:
+            logging.info("Converting idx: %d, op: %s, name: %s", idx, node.op.name, node.name)
+        fn(NodeContext(graph, node, graph.base_name(node, idx)))
+
+
+def convert_symbol(parent, sym, feeds, nodes):
+    """Convert ``sym`` (a control flow body) into ``nodes``, within the model ``parent``
+    belongs to (the same initializers and tensor names). ``feeds`` maps each of its input
+    variables to (ONNX name, shape, dtype, constant value or None); a constant input is
+    folded where it can be. Returns each output's (ONNX name, shape, dtype)."""
+    order = topo_order(sym._outputs)
+    g = infer_graph(sym, {k: v[1] for k, v in feeds.items()}, {k: v[2] for k, v in feeds.items()})
+    child = _Graph(sym, g, {}, parent.opset, parent.verbose, parent.dynamic)
+    child.taken, child.initializers, child.nodes = parent.taken, parent.initializers, nodes
+    for n in order:
+        if n.op is None:
+            if n.name not in feeds:
+                raise MXNetError("ONNX export: input %s of a subgraph is not given by its node" % n.name)
+            name, _, _, value = feeds[n.name]
+            if value is not None:
+                child.consts[(id(n), 0)] = value
+            else:
+                child.names[(id(n), 0)] = name
+    _convert_nodes(child, order, [v[1] for v in feeds.values()])
+    return [(child.tensor(n, j), g.entry(n, j)[0], g.entry(n, j)[1]) for n, j in sym._outputs]
+
+
+def value_info(name, dtype, shape):
     onnx = onnx_module()
     elem = onnx.helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
     return onnx.helper.make_tensor_value_info(name, elem, shape)
@@ -270,28 +313,14 @@ def build_graph(sym, params, in_shapes, in_types, opset, dynamic=False, dynamic_
     for k, n in enumerate(data_vars):
         graph.names[(id(n), 0)] = graph.fresh(n.name)
         shape = dynamic_input_shapes[k] if dynamic else shapes[n.name]
-        inputs.append(_value_info(n.name, dtypes[n.name], shape))
-    for idx, node in enumerate(order):
-        if node.op is None:
-            continue
-        if g.entry(node, 0)[0] is None:
-            raise MXNetError("ONNX export: the shape of the output of node %s (%s) cannot be inferred from "
-                             "in_shapes %s" % (node.name, node.op.name, list(in_shapes)))
-        if _fold(node, g, consts):
-            continue
-        fn = CONVERTERS.get(node.op.name)
-        if fn is None:
-            raise MXNetError("ONNX export: no converter for operator %s (node %s); the operators neogluon exports "
-                             "are listed by mx.onnx.get_operator_support()" % (node.op.name, node.name))
-        if verbose:
-            logging.info("Converting idx: %d, op: %s, name: %s", idx, node.op.name, node.name)
-        fn(NodeContext(graph, node, graph.base_name(node, idx)))
+        inputs.append(value_info(n.name, dtypes[n.name], shape))
+    _convert_nodes(graph, order, in_shapes)
     outputs = []
     for node, j in sym._outputs:
         name = graph.tensor(node, j)
         if node.op is None and name in {i.name for i in inputs}:
             name = NodeContext(graph, node, node.name).emit("Identity", [name], out=graph.fresh(node.name + "_output"))
         shape = g.entry(node, j)[0]
-        outputs.append(_value_info(name, g.entry(node, j)[1], [None] * len(shape) if dynamic else shape))
+        outputs.append(value_info(name, g.entry(node, j)[1], [None] * len(shape) if dynamic else shape))
     result = onnx.helper.make_graph(graph.nodes, graph_name, inputs, outputs, initializer=graph.initializers)
     return result

@@ -288,7 +288,7 @@ def convert_softmax_output(c):
     else:
         flat = c.emit("Flatten", [c.input(0)], axis=1)
         y = c.emit("Softmax", [flat], axis=1)
-        c.emit("Reshape", [y, c.ints(c.shape(0))], out=c.out())
+        c.emit("Reshape", [y, c.emit("Shape", [c.input(0)]) if c.dynamic else c.ints(c.shape(0))], out=c.out())
 
 
 def _softmax_axis1_old(c, ndim):

@@ -5,7 +5,8 @@ The flat cuDNN-layout parameter vector (``operator/rnn.py``'s :func:`param_layou
 a constant (the Gluon layers' ``_rnn_param_concat`` of their parameters is folded before
 this runs); it is cut into ONNX's W, R and B per layer, the gates reordered (MXNet's LSTM
 ``i, f, g, o`` to ONNX's ``i, o, f, c``; GRU ``r, z, n`` to ``z, r, h`` with
-``linear_before_reset``). A begin state of zeros is left out (ONNX's default).
+``linear_before_reset``). A begin state of zeros is left out (ONNX's default);
+``use_sequence_length``'s lengths become ONNX's ``sequence_lens``.
 """
 import numpy as np
 
@@ -47,8 +48,6 @@ def convert_rnn(c):
     dirs = 2 if a["bidirectional"] else 1
     if a["projection_size"]:
         raise c.fail("an LSTM with projection_size is not exported")
-    if a["use_sequence_length"]:
-        raise c.fail("use_sequence_length=True is not exported")
     flat = c.value(1)
     if flat is None:
         raise c.fail("the parameters must be constants (the model's parameters), not computed in the graph")
@@ -61,9 +60,12 @@ def convert_rnn(c):
     if mode.startswith("rnn_"):
         extra["activations"] = ["Tanh" if mode == "rnn_tanh" else "Relu"] * dirs
     x, finals = c.input(0), []
+    lens = ""
+    if a["use_sequence_length"]:   # ONNX's sequence_lens: steps past a sequence's length give zeros
+        lens = c.cast(c.input(4 if mode == "lstm" else 3), np.int32)
     for layer in range(layers):
         w, r, b = _layer_weights(tensors, mode, layer, dirs, hidden)
-        ins = [x, c.const(w, "W"), c.const(r, "R"), c.const(b, "B"), "", _initial_state(c, 2, layer, dirs)]
+        ins = [x, c.const(w, "W"), c.const(r, "R"), c.const(b, "B"), lens, _initial_state(c, 2, layer, dirs)]
         if mode == "lstm":
             ins.append(_initial_state(c, 3, layer, dirs))
         n_out = 3 if mode == "lstm" else 2

@@ -39,7 +39,7 @@ def _dynamic_shape(c, codes):
         code = codes[k]
         if code > 0 or code == -1:
             parts.append(c.ints([code]))
-            src, k = src + (code == -1), k + 1
+            src, k = src + 1, k + 1   # MXNet's InferReshapeShape: both move to the next input dim
         elif code == 0:
             parts.append(c.dims(0, src, src + 1))
             src, k = src + 1, k + 1
@@ -60,7 +60,24 @@ def _dynamic_shape(c, codes):
 
 @converter("reshape_like")
 def convert_reshape_like(c):
-    _static_reshape(c, c.input(0))
+    if not c.dynamic:
+        _static_reshape(c, c.input(0))
+        return
+    a = c.attrs
+    nl, nr = len(c.shape(0)), len(c.shape(1))
+    lb, le = _range(a.get("lhs_begin"), a.get("lhs_end"), nl)
+    rb, re_ = _range(a.get("rhs_begin"), a.get("rhs_end"), nr)
+    parts = [c.dims(0, 0, lb)] if lb else []
+    parts.append(c.dims(1, rb, re_))
+    if le < nl:
+        parts.append(c.dims(0, le, nl))
+    c.emit("Reshape", [c.input(0), c.emit("Concat", parts, axis=0) if len(parts) > 1 else parts[0]], out=c.out())
+
+
+def _range(begin, end, ndim):
+    begin = 0 if begin is None else begin % ndim
+    end = ndim if end is None else (end % ndim if end < 0 else end)
+    return begin, end
 
 
 @converter("Flatten")
@@ -137,8 +154,12 @@ def convert_slice(c):
 @converter("slice_like")
 def convert_slice_like(c):
     shape = c.out_shape()
-    axes = list(range(len(shape)))
-    c.slice(c.input(0), [0] * len(shape), list(shape), axes, out=c.out())
+    axes = [d % len(shape) for d in c.attrs["axes"]] or list(range(min(len(shape), len(c.shape(1)))))
+    if not c.dynamic:
+        c.slice(c.input(0), [0] * len(axes), [shape[d] for d in axes], axes, out=c.out())
+        return
+    ends = c.emit("Gather", [c.emit("Shape", [c.input(1)]), c.ints(axes, "axes")], axis=0)
+    c.emit("Slice", [c.input(0), c.ints([0] * len(axes), "starts"), ends, c.ints(axes, "axes")], out=c.out())
 
 
 @converter("SliceChannel")
@@ -149,7 +170,11 @@ def convert_split(c):
     k = a["num_outputs"]
     sizes = [c.shape(0)[axis] // k] * k
     outs = [c.fresh("part") for _ in range(k)] if a["squeeze_axis"] else [c.out(j) for j in range(k)]
-    if c.opset >= 13:
+    if c.dynamic and c.opset >= 18:   # equal parts of a dimension that may be free
+        c.emit("Split", [c.input(0)], out=outs, axis=axis, num_outputs=k)
+    elif c.dynamic:
+        c.emit("Split", [c.input(0)], out=outs, axis=axis)
+    elif c.opset >= 13:
         c.emit("Split", [c.input(0), c.ints(sizes, "split")], out=outs, axis=axis)
     else:
         c.emit("Split", [c.input(0)], out=outs, axis=axis, split=sizes)
@@ -252,6 +277,16 @@ def convert_cast(c):
     c.cast(c.input(0), np_dtype(c.attrs["dtype"]), out=c.out())
 
 
+@converter("amp_multicast")
+def convert_amp_multicast(c):
+    """Each input cast to the common dtype graph inference gave its output."""
+    for i in range(c.nin):
+        if np.dtype(c.dtype(i)) == np.dtype(c.out_dtype(i)):
+            c.emit("Identity", [c.input(i)], out=c.out(i))
+        else:
+            c.cast(c.input(i), c.out_dtype(i), out=c.out(i))
+
+
 @converter("broadcast_to", "broadcast_like", "broadcast_axis")
 def convert_broadcast(c):
     """Expand to the output shape: written in, or (``dynamic``) computed from the inputs'
@@ -330,7 +365,10 @@ def convert_tile(c):
     ndim = len(c.shape(0))
     x = c.input(0)
     if len(reps) > ndim:
-        x = c.emit("Reshape", [x, c.ints([1] * (len(reps) - ndim) + list(c.shape(0)))])
+        ones = c.ints([1] * (len(reps) - ndim))
+        shape = c.emit("Concat", [ones, c.emit("Shape", [x])], axis=0) if c.dynamic else \
+            c.ints([1] * (len(reps) - ndim) + list(c.shape(0)))
+        x = c.emit("Reshape", [x, shape])
     reps = [1] * (ndim - len(reps)) + reps
     c.emit("Tile", [x, c.ints(reps, "reps")], out=c.out())
 
@@ -369,6 +407,8 @@ def convert_bilinear_resize(c):
         raise c.fail("mode 'like' is not exported")
     mode = "align_corners" if c.attrs["align_corners"] else "pytorch_half_pixel"
     sizes = c.ints(c.out_shape(), "sizes")
+    if c.dynamic:   # the batch and channels from the input, the written output size
+        sizes = c.emit("Concat", [c.dims(0, 0, 2), c.ints(c.out_shape()[2:], "hw")], axis=0)
     empty = c.const(np.zeros(0, dtype=np.float32), "roi")
     c.emit("Resize", [c.input(0), empty, c.const(np.zeros(0, dtype=np.float32), "scales"), sizes], out=c.out(),
            mode="linear", coordinate_transformation_mode=mode)
@@ -405,3 +445,42 @@ def convert_sequence_mask(c):
     lens = c.emit("Reshape", [c.cast(c.input(1), np.int64), c.ints(lens_view)])
     keep = c.emit("Less", [steps, lens])
     c.emit("Where", [keep, c.input(0), c.scalar(a["value"])], out=c.out())
+
+
+@converter("repeat")
+def convert_repeat(c):
+    a = c.attrs
+    x, shape = c.input(0), c.shape(0)
+    if a["axis"] is None:
+        x, axis, ndim = c.emit("Reshape", [x, c.ints([-1])]), 0, 1
+    else:
+        ndim = len(shape)
+        axis = a["axis"] % ndim
+    r = a["repeats"]
+    tiled = c.emit("Tile", [c.unsqueeze(x, [axis + 1]), c.ints([1] * (axis + 1) + [r] + [1] * (ndim - axis - 1))])
+    if c.dynamic or a["axis"] is None:
+        dims = c.emit("Shape", [x])
+        parts = [c.slice(dims, [0], [axis], [0])] if axis else []
+        parts.append(c.emit("Mul", [c.slice(dims, [axis], [axis + 1], [0]), c.ints([r], "repeats")]))
+        if axis + 1 < ndim:
+            parts.append(c.slice(dims, [axis + 1], [ndim], [0]))
+        c.emit("Reshape", [tiled, c.emit("Concat", parts, axis=0) if len(parts) > 1 else parts[0]], out=c.out())
+    else:
+        c.emit("Reshape", [tiled, c.ints(c.out_shape())], out=c.out())
+
+
+@converter("reverse")
+def convert_reverse(c):
+    ndim = len(c.shape(0))
+    axes = [d % ndim for d in c.attrs["axis"]]
+    c.slice(c.input(0), [-1] * len(axes), [_INT_MIN] * len(axes), axes, [-1] * len(axes), out=c.out())
+
+
+@converter("shape_array")
+def convert_shape_array(c):
+    c.emit("Shape", [c.input(0)], out=c.out())
+
+
+@converter("size_array")
+def convert_size_array(c):
+    c.emit("Reshape", [c.emit("Size", [c.input(0)]), c.ints([1])], out=c.out())

@@ -11,6 +11,7 @@ import numpy as np
 from .... import symbol as S
 from ....base import MXNetError
 from ....operator.rnn import GATES, param_layout
+from ._shape_values import reshape_codes
 
 __all__ = ["TRANSLATORS", "translator"]
 
@@ -71,9 +72,9 @@ def binary(g, node, attrs, name):
     full, right, left = _BINARY[node.op_type]
     a, b = node.input[0], node.input[1]
     sb, sa = _scalar(g, b), _scalar(g, a)
-    if sb is not None and g.value(a) is None and np.ndim(g.value(b)) <= len(g.shape(a)):
+    if sb is not None and g.value(a) is None and np.ndim(g.value(b)) <= len(g.partial_shape(a)):
         return getattr(S, right)(g.sym(a), scalar=sb, name=name)
-    if sa is not None and g.value(b) is None and np.ndim(g.value(a)) <= len(g.shape(b)):
+    if sa is not None and g.value(b) is None and np.ndim(g.value(a)) <= len(g.partial_shape(b)):
         return getattr(S, left)(g.sym(b), scalar=sa, name=name)
     return getattr(S, full)(g.sym(a), g.sym(b), name=name)
 
@@ -298,7 +299,7 @@ def instance_norm(g, node, attrs, name):
 
 @translator("LayerNormalization")
 def layer_norm(g, node, attrs, name):
-    ndim = len(g.shape(node.input[0]))
+    ndim = len(g.partial_shape(node.input[0]))
     axis = attrs.get("axis", -1) % ndim
     if axis != ndim - 1:
         raise _fail(node, "normalisation over several axes (axis=%d) is not imported" % attrs.get("axis", -1))
@@ -314,7 +315,7 @@ def gemm(g, node, attrs, name):
     alpha, beta = attrs.get("alpha", 1.0), attrs.get("beta", 1.0)
     has_c = len(node.input) > 2 and node.input[2]
     if attrs.get("transB", 0) and not attrs.get("transA", 0) and alpha == 1.0 and beta == 1.0 and (
-            not has_c or len(g.shape(node.input[2])) == 1):
+            not has_c or len(g.partial_shape(node.input[2])) == 1):
         ins = [a, b] + ([g.sym(node.input[2])] if has_c else [])
         return S.FullyConnected(*ins, num_hidden=g.shape(node.input[1])[0], no_bias=not has_c, name=name)
     prod = S.dot(a, b, transpose_a=bool(attrs.get("transA", 0)), transpose_b=bool(attrs.get("transB", 0)))
@@ -330,13 +331,14 @@ def gemm(g, node, attrs, name):
 
 @translator("MatMul")
 def matmul(g, node, attrs, name):
-    sa, sb = g.shape(node.input[0]), g.shape(node.input[1])
+    sa, sb = g.partial_shape(node.input[0]), g.partial_shape(node.input[1])
     a, b = g.sym(node.input[0]), g.sym(node.input[1])
     if len(sb) == 2 and len(sa) >= 2 or len(sa) == len(sb) == 1:
         return S.dot(a, b, name=name)
+    if len(sa) == len(sb) == 3:   # batch_dot checks the batch sizes at run time
+        return S.batch_dot(a, b, name=name)
+    sa, sb = g.shape(node.input[0]), g.shape(node.input[1])
     if len(sa) == len(sb) and len(sa) >= 3 and sa[:-2] == sb[:-2]:
-        if len(sa) == 3:
-            return S.batch_dot(a, b, name=name)
         lead = sa[:-2]
         flat = S.batch_dot(S.reshape(a, shape=(-1,) + sa[-2:]), S.reshape(b, shape=(-1,) + sb[-2:]))
         return S.reshape(flat, shape=lead + (sa[-2], sb[-1]), name=name)
@@ -344,7 +346,7 @@ def matmul(g, node, attrs, name):
 
 
 def _softmax(g, node, attrs, name, fn):
-    ndim = len(g.shape(node.input[0]))
+    ndim = len(g.partial_shape(node.input[0]))
     x = g.sym(node.input[0])
     if g.opset_version >= 13:
         return fn(x, axis=attrs.get("axis", -1), name=name)
@@ -378,7 +380,15 @@ def flatten(g, node, attrs, name):
 
 @translator("Reshape")
 def reshape(g, node, attrs, name):
+    dims = g.dims(node.input[1]) if len(node.input) > 1 else None
+    if dims is not None:  # a shape computed from run-time dimensions: MXNet's special codes
+        codes = reshape_codes(node.input[0], g.partial_shape(node.input[0]), dims)
+        if codes is None:
+            raise _fail(node, "the shape %s (of run-time dimensions) has no MXNet Reshape codes" % dims.items)
+        return S.reshape(g.sym(node.input[0]), shape=codes, name=name)
     shape = _ints(_const_input(g, node, 1, "shape", attrs))
+    if not shape:   # a 0-d tensor: MXNet's arrays have at least one dimension
+        shape = (1,)
     if attrs.get("allowzero", 0) and 0 in shape:
         raise _fail(node, "allowzero with a 0 in the shape is not imported")
     return S.reshape(g.sym(node.input[0]), shape=shape, name=name)
@@ -393,7 +403,7 @@ def transpose(g, node, attrs, name):
 @translator("Unsqueeze")
 def unsqueeze(g, node, attrs, name):
     axes = _ints(_const_input(g, node, 1, "axes", attrs))
-    ndim = len(g.shape(node.input[0])) + len(axes)
+    ndim = len(g.partial_shape(node.input[0])) + len(axes)
     x = g.sym(node.input[0])
     axes = sorted(a % ndim for a in axes)
     for k, a in enumerate(axes):
@@ -412,16 +422,18 @@ def concat(g, node, attrs, name):
     ins = _ins(g, node)
     axis = attrs["axis"]
     if axis < 0:
-        axis %= len(g.shape(node.input[0]))
+        axis %= len(g.partial_shape(node.input[0]))
     return S.Concat(*ins, dim=axis, num_args=len(ins), name=name)
 
 
 @translator("Split")
 def split(g, node, attrs, name):
-    shape = g.shape(node.input[0])
+    shape = g.partial_shape(node.input[0])
     axis = attrs.get("axis", 0) % len(shape)
     sizes = _const_input(g, node, 1, "split", attrs)
     n = len(node.output)
+    if sizes is None and not shape[axis]:   # equal parts of a run-time dimension
+        return S.split(g.sym(node.input[0]), num_outputs=n, axis=axis, name=name)
     if sizes is None:
         sizes = [-(-shape[axis] // n)] * n
         sizes[-1] = shape[axis] - sum(sizes[:-1])
@@ -435,7 +447,9 @@ def split(g, node, attrs, name):
 
 @translator("Slice")
 def slice_(g, node, attrs, name):
-    shape = g.shape(node.input[0])
+    if len(node.input) > 2 and g.dims(node.input[2]) is not None:
+        return _slice_like(g, node, attrs, name)
+    shape = g.partial_shape(node.input[0])   # 0: a run-time dimension (the slice is not clamped)
     starts = _ints(_const_input(g, node, 1, "starts", attrs))
     ends = _ints(_const_input(g, node, 2, "ends", attrs))
     axes = _const_input(g, node, 3, "axes", attrs)
@@ -445,7 +459,7 @@ def slice_(g, node, attrs, name):
     begin, end, step = [None] * len(shape), [None] * len(shape), [None] * len(shape)
     for a, b, e, s in zip(axes, starts, ends, steps):
         a %= len(shape)
-        dim = shape[a]
+        dim = shape[a] or _INT_MAX
         if s > 0:
             begin[a], end[a] = max(min(b, dim), -dim), None if e >= dim else max(e, -dim)
         else:
@@ -454,12 +468,48 @@ def slice_(g, node, attrs, name):
     return S.slice(g.sym(node.input[0]), begin=tuple(begin), end=tuple(end), step=tuple(step), name=name)
 
 
+_INT_MAX = 2 ** 63 - 1
+
+
+def _slice_like(g, node, attrs, name):
+    """A Slice from 0 to the run-time dimensions of one other tensor: ``slice_like``."""
+    ends = g.dims(node.input[2]).items
+    starts = _ints(_const_input(g, node, 1, "starts", attrs))
+    ndim = len(g.partial_shape(node.input[0]))
+    axes = _const_input(g, node, 3)
+    axes = tuple(range(len(starts))) if axes is None else tuple(a % ndim for a in _ints(axes))
+    steps = _const_input(g, node, 4)
+    like = {e[1] for e in ends if isinstance(e, tuple) and e[0] == "dim"}
+    if any(starts) or (steps is not None and any(s != 1 for s in _ints(steps))) or len(like) != 1:
+        raise _fail(node, "ends %s of run-time dimensions are only imported as slice_like's" % (ends,))
+    other = like.pop()
+    known = g.partial_shape(other)
+    # each end reads the same axis of the other tensor (a static one is its known size)
+    if any((e != known[a] or not e) if isinstance(e, int) else (e[0] != "dim" or e[2] != a)
+           for e, a in zip(ends, axes)):
+        raise _fail(node, "ends %s are not the dimensions %s of %s" % (ends, axes, other))
+    return S.slice_like(g.sym(node.input[0]), g.sym(other), axes=axes, name=name)
+
+
+@translator("Size")
+def size(g, node, attrs, name):
+    return S.size_array(g.sym(node.input[0]), name=name)
+
+
+@translator("Shape")
+def shape_(g, node, attrs, name):
+    """The shape of a tensor computed at run time (folded when static, see _shape_values)."""
+    if attrs.get("start", 0) or attrs.get("end") is not None:
+        raise _fail(node, "start/end of a run-time shape are not imported")
+    return S.shape_array(g.sym(node.input[0]), name=name)
+
+
 @translator("Gather")
 def gather(g, node, attrs, name):
     axis = attrs.get("axis", 0)
     data = g.sym(node.input[0])
     if axis < 0:
-        axis %= len(g.shape(node.input[0]))
+        axis %= len(g.partial_shape(node.input[0]))
     idx = g.value(node.input[1])
     if idx is not None and idx.ndim == 0:  # a scalar index drops the axis
         return S.squeeze(S.slice_axis(data, axis=axis, begin=int(idx), end=int(idx) + 1 or None), axis=axis,
@@ -486,6 +536,8 @@ def tile(g, node, attrs, name):
 @translator("Pad")
 def pad(g, node, attrs, name):
     pads = _ints(_const_input(g, node, 1, "pads", attrs))
+    if not any(pads):   # (an exported while loop's padding, which MXNet's while_loop already does)
+        return S.identity(g.sym(node.input[0]), name=name)
     nd = len(pads) // 2
     width = tuple(int(v) for pair in zip(pads[:nd], pads[nd:]) for v in pair)
     value = attrs.get("value", _scalar(g, node.input[2]) if len(node.input) > 2 and node.input[2] else 0.0)
@@ -514,6 +566,113 @@ def reduce_(g, node, attrs, name):
     if node.op_type in ("ReduceL2", "ReduceL1"):
         return S.norm(x, ord=2 if node.op_type == "ReduceL2" else 1, axis=axes, keepdims=keep, name=name)
     return getattr(S, _REDUCE[node.op_type])(x, axis=axes, keepdims=keep, name=name)
+
+
+def _body_outputs(g, body):
+    """Translate a control flow body's nodes; the Symbols of its outputs."""
+    g.translate_nodes(body.node)
+    return [g.sym(o.name) for o in body.output]
+
+
+@translator("If")
+def if_(g, node, attrs, name):
+    """``_cond``: the branches are translated in the enclosing graph's scope (MXNet's frontend
+    turns the outer values they read into the node's inputs)."""
+    then_g, else_g = attrs["then_branch"], attrs["else_branch"]
+    outs = S.contrib.cond(g.sym(node.input[0]), lambda: _body_outputs(g, then_g), lambda: _body_outputs(g, else_g),
+                          name=name)
+    return list(outs) if isinstance(outs, (list, tuple)) else [outs]
+
+
+@translator("Scan")
+def scan(g, node, attrs, name):
+    """``_foreach`` over axis 0 (Scan's defaults): N states, then the scanned inputs."""
+    body = attrs["body"]
+    m = attrs["num_scan_inputs"]
+    n = len(node.input) - m
+    if any(attrs.get(k) and any(attrs[k]) for k in ("scan_input_axes", "scan_input_directions",
+                                                      "scan_output_axes", "scan_output_directions")):
+        raise _fail(node, "scans along other axes or in reverse are not imported")
+
+    def step(data, states):
+        data = data if isinstance(data, list) else [data]
+        states = states if isinstance(states, list) else [states]
+        _bind_formals(g, body.input, states + data)
+        outs = _body_outputs(g, body)
+        return outs[n:], outs[:n]
+
+    data = [g.sym(i) for i in node.input[n:]]
+    outs, states = S.contrib.foreach(step, data, [g.sym(i) for i in node.input[:n]], name=name)
+    outs = outs if isinstance(outs, list) else [outs]
+    states = states if isinstance(states, list) else [states]
+    return states + outs
+
+
+def _bind_formals(g, formals, values):
+    """A body's input names bound to Symbols, with the shapes the exporter wrote for them."""
+    for formal, value in zip(formals, values):
+        g._nodes[formal.name] = value  # pylint: disable=protected-access
+        dims = tuple(d.dim_value for d in formal.type.tensor_type.shape.dim)
+        g._partial[value.name] = dims  # pylint: disable=protected-access
+        if all(d > 0 for d in dims):
+            g._shapes[value.name] = dims  # pylint: disable=protected-access
+
+
+@translator("Loop")
+def loop(g, node, attrs, name):
+    """``_while_loop`` with two more loop variables: the step count (the body's first input)
+    and the condition the body computes last (the loop's condition). MXNet stacks the step
+    outputs to ``max_iterations`` rows, zeros past the last step."""
+    body = attrs["body"]
+    trips = g.value(node.input[0]) if node.input[0] else None
+    if trips is None:
+        raise _fail(node, "a loop without a constant trip count is not imported (MXNet's while_loop needs "
+                          "max_iterations)")
+    n = len(node.input) - 2
+    first = S.Cast(g.sym(node.input[1]), dtype="float32") if node.input[1] else \
+        g.param(name + "_true", np.ones(1, np.float32))
+
+    def func(step, flag, *carried):  # pylint: disable=unused-argument
+        _bind_formals(g, body.input, [step, flag] + list(carried))
+        outs = _body_outputs(g, body)
+        # the new condition times the current one (1 inside the loop): MXNet wants every
+        # loop variable used
+        keep = S.broadcast_mul(S.Cast(outs[0], dtype="float32"), S.Cast(flag, dtype="float32"))
+        return outs[1 + n:], [step + 1, keep] + outs[1:1 + n]
+
+    start = g.param(name + "_start", np.zeros(1, np.float32))
+    outs, finals = S.contrib.while_loop(lambda step, flag, *carried: flag, func,
+                                        [start, first] + [g.sym(i) for i in node.input[2:]],
+                                        max_iterations=int(np.asarray(trips).reshape(-1)[0]), name=name)
+    outs = outs if isinstance(outs, list) else [outs]
+    return list(finals[2:]) + outs
+
+
+@translator("TopK")
+def topk(g, node, attrs, name):
+    """Values and int64 indices along ``axis``; ties in index order, as MXNet's topk."""
+    k = _ints(_const_input(g, node, 1, "k", attrs))[0]
+    if not attrs.get("sorted", 1):
+        raise _fail(node, "sorted=0 is not imported")
+    return list(S.topk(g.sym(node.input[0]), axis=attrs.get("axis", -1), k=k, ret_typ="both",
+                       is_ascend=not attrs.get("largest", 1), dtype="int64", name=name))
+
+
+@translator("RoiAlign")
+def roi_align(g, node, attrs, name):
+    """MXNet's ROIAlign on (batch index, x1, y1, x2, y2) rows; ONNX's half_pixel (the default
+    from opset 16) is MXNet's ``aligned``."""
+    if attrs.get("mode", "avg") != "avg":
+        raise _fail(node, "mode %r is not imported (MXNet's ROIAlign averages)" % attrs["mode"])
+    aligned = attrs.get("coordinate_transformation_mode", "half_pixel" if g.opset_version >= 16 else
+                        "output_half_pixel") == "half_pixel"
+    batch = S.reshape(S.Cast(g.sym(node.input[2]), dtype="float32"), shape=(-1, 1))
+    rois = S.Concat(batch, g.sym(node.input[1]), dim=1, num_args=2)
+    ratio = int(attrs.get("sampling_ratio", 0))
+    return S.contrib.ROIAlign(g.sym(node.input[0]), rois, pooled_size=(attrs.get("output_height", 1),
+                                                                       attrs.get("output_width", 1)),
+                              spatial_scale=float(attrs.get("spatial_scale", 1.0)),
+                              sample_ratio=ratio if ratio > 0 else -1, aligned=aligned, name=name)
 
 
 @translator("ArgMax", "ArgMin")

@@ -14,9 +14,12 @@ from .... import symbol
 from ....base import MXNetError
 from ....onnx._deps import onnx_module
 from . import _op_translations  # noqa: F401  (registers the translators)
+from ._shape_values import evaluate, materialize
 from ._op_translations import TRANSLATORS
 
 __all__ = ["GraphProto"]
+
+_PROBES = (60, 120)   # small: shape inference of some operators runs them on arrays of these sizes
 
 
 class GraphProto:  # pylint: disable=too-many-instance-attributes
@@ -25,8 +28,10 @@ class GraphProto:  # pylint: disable=too-many-instance-attributes
     def __init__(self):
         self._nodes = {}    # ONNX tensor name -> Symbol
         self._values = {}   # ONNX tensor name -> numpy value of a constant tensor
+        self._dims = {}     # ONNX tensor name -> Dims: a shape vector holding run-time dimensions
         self._params = {}   # variable name -> numpy value (initializers used by operators)
         self._shapes = {}   # graph input name -> static shape
+        self._partial = {}  # graph input name -> shape, 0 for a free dimension
         self._inputs = {}   # graph input name -> Symbol variable
         self.opset_version = None
         self.model_metadata = None
@@ -37,9 +42,17 @@ class GraphProto:  # pylint: disable=too-many-instance-attributes
         """The value of a constant tensor (initializer, Constant, folded), else None."""
         return self._values.get(name) if name else None
 
+    def dims(self, name):
+        """The Dims of a shape vector holding run-time dimensions (see _shape_values), else None."""
+        return self._dims.get(name) if name else None
+
     def sym(self, name):
-        """The Symbol of a tensor; a constant becomes a variable holding it as a parameter."""
+        """The Symbol of a tensor; a constant becomes a variable holding it as a parameter, a
+        shape vector with run-time dimensions is computed in the graph."""
         if name in self._nodes:
+            return self._nodes[name]
+        if name in self._dims:
+            self._nodes[name] = materialize(self, self._dims[name], self.unique(name))
             return self._nodes[name]
         if name in self._values:
             if self._values[name].dtype == np.bool_:  # MXNet has no booleans: 1.0/0.0
@@ -68,6 +81,41 @@ class GraphProto:  # pylint: disable=too-many-instance-attributes
         if not shape or any(d == 0 for d in shape):
             raise MXNetError("ONNX import: the shape of tensor %r is not static (inputs %s)" % (name, self._shapes))
         return shape
+
+    def partial_shape(self, name):
+        """The shape of a tensor with 0 for the dimensions only known at run time."""
+        if name in self._values:
+            return tuple(self._values[name].shape)
+        s = self.sym(name)
+        names = s.list_inputs()
+        params = {k: v.shape for k, v in self._params.items() if k in names}
+        # the free dimensions set to two numbers that most splits divide: the dimensions that
+        # differ between the two inferences depend on them
+        runs = []
+        for size in _PROBES:
+            known = {k: tuple(d or size for d in v) for k, v in self._partial.items() if k in names}
+            _, out, _ = s.infer_shape(**known, **params)
+            runs.append(tuple(out[0]))
+        return tuple(a if a == b else 0 for a, b in zip(*runs))
+
+    def _symbolic(self, node):
+        """Shape arithmetic on run-time dimensions, evaluated on expressions (True when done)."""
+        ins = [i for i in node.input if i]
+        if node.op_type == "Shape":
+            if node.input[0] in self._values or all(d > 0 for d in self.partial_shape(node.input[0])):
+                return False
+        elif not any(i in self._dims for i in ins):
+            return False
+        attrs = {a.name: onnx_module().helper.get_attribute_value(a) for a in node.attribute}
+        outs = evaluate(self, node, attrs)
+        if outs is None:
+            return False
+        for o, v in zip(node.output, outs):
+            if v.static():
+                self._values[o] = v.value()
+            else:
+                self._dims[o] = v
+        return True
 
     def unique(self, name):
         base, k = name, 0
@@ -122,10 +170,25 @@ class GraphProto:  # pylint: disable=too-many-instance-attributes
             var = symbol.var(name)
             self._nodes[name] = self._inputs[name] = var
             self._names.add(name)
+            self._partial[name] = shape
             if all(d > 0 for d in shape):
                 self._shapes[name] = shape
-        for node in graph.node:
-            if self._constant(node):
+        self.translate_nodes(graph.node)
+        outs = [self.sym(o.name) for o in graph.output]
+        out = outs[0] if len(outs) == 1 else symbol.Group(outs)
+        arg = {n: nd.array(self._params[n], dtype=self._params[n].dtype) for n in out.list_arguments()
+               if n in self._params}
+        aux = {n: nd.array(self._params[n], dtype=self._params[n].dtype) for n in out.list_auxiliary_states()
+               if n in self._params}
+        return out, arg, aux
+
+    def translate_nodes(self, nodes):
+        """Translate ONNX nodes in order (a control flow body's too: its tensors join the
+        same tables, and it reads the enclosing graph's by name)."""
+        for node in nodes:
+            if self._symbolic(node):
+                continue
+            if self._constant(node) and not any(a.type == a.GRAPH for a in node.attribute):
                 try:
                     self._fold(node)
                     continue
@@ -135,13 +198,6 @@ class GraphProto:  # pylint: disable=too-many-instance-attributes
                     if node.op_type == "Constant":
                         raise
             self._translate(node)
-        outs = [self.sym(o.name) for o in graph.output]
-        out = outs[0] if len(outs) == 1 else symbol.Group(outs)
-        arg = {n: nd.array(self._params[n], dtype=self._params[n].dtype) for n in out.list_arguments()
-               if n in self._params}
-        aux = {n: nd.array(self._params[n], dtype=self._params[n].dtype) for n in out.list_auxiliary_states()
-               if n in self._params}
-        return out, arg, aux
 
     def _translate(self, node):
         fn = TRANSLATORS.get(node.op_type)
@@ -177,5 +233,6 @@ class GraphProto:  # pylint: disable=too-many-instance-attributes
         for name, value in list(arg_params.items()) + list(aux_params.items()):
             if name in params:
                 params[name].shape = value.shape
+                params[name].dtype = value.dtype   # int64 constants of shape arithmetic stay int64
                 params[name]._load_init(value, ctx=ctx)
         return net
