@@ -559,6 +559,7 @@ from . import arrayprint, io, stride_tricks, function_base, utils  # noqa: E402
 from .arrayprint import set_printoptions  # noqa: E402,F401
 from .io import genfromtxt  # noqa: E402,F401
 from .stride_tricks import broadcast_arrays  # noqa: E402,F401
+from . import _sites  # noqa: E402
 from . import _symbol_methods  # noqa: E402,F401  (x.reshape(), x.T, x.sum(), ... of symbols under set_np())
 from . import fallback  # noqa: E402  (NumPy's own functions, run as MXNet runs them)
 for _name in fallback.OWN:
@@ -573,6 +574,7 @@ for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum",
               "diag", "flip", "sign", "square"):
     setattr(ndarray, _name, globals()[_name])
 ndarray.sigmoid = _sigmoid
+_sites.install(globals())  # the hot call sites, generated from the registry's template (see _sites)
 for _name in ("relu", "softmax", "log_softmax", "topk", "pick", "slice"):
     delattr(ndarray, _name)
 
