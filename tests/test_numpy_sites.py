@@ -100,7 +100,7 @@ def test_sites_record_gradients():
     assert not (x * 2.0)._t.requires_grad  # outside record(): detached
 
 
-def _pending_trace_into_npi_nodes():
+def test_sites_trace_into_npi_nodes():
     class Net(mx.gluon.HybridBlock):
         def forward(self, x):
             return np.exp(x + x * 2.0)[0].sum()

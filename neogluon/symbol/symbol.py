@@ -206,7 +206,8 @@ class Symbol:
         if isinstance(key, slice):
             if key.step == 0:
                 raise ValueError("slice step cannot be zero")
-            return _internal.slice(self, begin=[key.start], end=[key.stop], step=key.step)
+            return _internal.slice(self, begin=[None] if key.start is None else key.start,  # as MXNet writes them
+                                   end=[None] if key.stop is None else key.stop, step=key.step)
         if not key:
             return self
         begin, end, step, new_shape = [], [], [], ()
