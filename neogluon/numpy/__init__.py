@@ -208,8 +208,8 @@ def _sigmoid(x):
 
 def clip(a, a_min, a_max, out=None):
     """``np.clip`` (None for an open bound)."""
-    lo = -_onp.inf if a_min is None else float(a_min)
-    hi = _onp.inf if a_max is None else float(a_max)
+    lo = -_onp.inf if a_min is None else a_min if type(a_min) in (int, float) else float(a_min)  # as given:
+    hi = _onp.inf if a_max is None else a_max if type(a_max) in (int, float) else float(a_max)  # MXNet's attribute
     return _call("clip", (a,), dict(a_min=lo, a_max=hi), out)
 
 
@@ -217,6 +217,9 @@ def where(condition, x=None, y=None):
     """``np.where(cond, x, y)`` with broadcasting and promotion (x, y may be scalars)."""
     if x is None and y is None:
         return nonzero(condition)
+    if isinstance(x, (_NDArray, _Symbol)) and isinstance(y, (_NDArray, _Symbol)) \
+            and isinstance(condition, (_NDArray, _Symbol)):
+        return _call("_npi_where", (condition, x, y))  # broadcast and promoted by the operator
     ref = next((v for v in (condition, x, y) if isinstance(v, _NDArray)), None)
     c, a, b = (_arr(v, ref) for v in (condition, x, y))
     shape = _onp.broadcast_shapes(c.shape, a.shape, b.shape)
@@ -235,7 +238,7 @@ def nonzero(a):
 
 
 # ---------------------------------------------------------------------- reductions
-def _reduce(name, op, has_dtype=True):
+def _reduce(name, op, has_dtype=True, always=False):
     operator = _registry.get(op)
 
     def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
@@ -243,7 +246,12 @@ def _reduce(name, op, has_dtype=True):
             if isinstance(a, _Symbol):
                 return _call(op, (a,))  # a graph node without attributes, as MXNet writes it
             return _np(operator.call((a,)))  # a.sum(): the operator's plain entry
-        attrs = dict(axis=axis, keepdims=keepdims)  # (dtype and initial only when given, as MXNet writes them)
+        attrs = dict(axis=axis, keepdims=keepdims) if always else {}  # (else only what is given, as MXNet writes)
+        if not always:
+            if axis is not None:
+                attrs["axis"] = axis
+            if keepdims:
+                attrs["keepdims"] = True
         if has_dtype:
             if dtype is not None:
                 attrs["dtype"] = _onp.dtype(dtype).name
@@ -259,7 +267,7 @@ def _reduce(name, op, has_dtype=True):
 
 sum = _reduce("sum", "_np_sum")  # pylint: disable=redefined-builtin
 prod = _reduce("prod", "_np_prod")
-mean = _reduce("mean", "_npi_mean")
+mean = _reduce("mean", "_npi_mean", always=True)  # (MXNet's mean writes axis and keepdims)
 _max, _min = _reduce("max", "_np_max", False), _reduce("min", "_np_min", False)
 
 
@@ -277,11 +285,11 @@ amax, amin = max, min
 
 
 def argmax(a, axis=None, out=None):
-    return _call("_npi_argmax", (a,), dict(axis=axis), out)
+    return _call("_npi_argmax", (a,), dict(axis=axis, keepdims=False), out)
 
 
 def argmin(a, axis=None, out=None):
-    return _call("_npi_argmin", (a,), dict(axis=axis), out)
+    return _call("_npi_argmin", (a,), dict(axis=axis, keepdims=False), out)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
@@ -329,7 +337,7 @@ def reshape(a, newshape, order="C"):
         raise NotImplementedError("np.reshape: only order='C' is supported (as in MXNet)")
     shape = _shape(newshape)
     if isinstance(a, _Symbol):  # a graph node: its size is known when the graph runs
-        return _call("_np_reshape", (a,), dict(newshape=shape, order=order))
+        return _call("_np_reshape", (a,), dict(newshape=shape))
     if _builtins.any(d < -1 for d in shape) or _builtins.sum(1 for d in shape if d == -1) > 1:
         raise _MXNetError("np.reshape: invalid shape %s for an array of shape %s" % (shape, a.shape))
     if isinstance(a, ndarray) and 0 in shape and a.size:
@@ -340,7 +348,7 @@ def reshape(a, newshape, order="C"):
             known *= d
     if -1 not in shape and known != a.size or -1 in shape and (known == 0 or a.size % known):
         raise _MXNetError("np.reshape: cannot reshape array of size %d into shape %s" % (a.size, shape))
-    return _call("_np_reshape", (a,), dict(newshape=shape, order=order))
+    return _call("_np_reshape", (a,), dict(newshape=shape))  # (order='C' is not written, as in MXNet)
 
 
 def transpose(a, axes=None):
@@ -371,18 +379,16 @@ def ravel(x, order="C"):
 
 
 def broadcast_to(array, shape):  # pylint: disable=redefined-outer-name
-    if not shape:
+    """``np.broadcast_to`` (operator ``_npi_broadcast_to``: missing leading axes are 1)."""
+    if not shape and not isinstance(array, _Symbol):
         return array.reshape(()) if array.size == 1 else broadcast_to(array, (1,))
-    shape = _shape(shape)
-    if array.ndim < len(shape):  # NumPy's rule: missing leading axes are 1
-        array = array.reshape((1,) * (len(shape) - array.ndim) + array.shape)
-    return _call("broadcast_to", (array,), dict(shape=_shape(shape)))
+    return _call("_npi_broadcast_to", (array,), dict(shape=_shape(shape)))
 
 
 def stack(arrays, axis=0, out=None):
     """``np.stack`` of a list of arrays (a new axis)."""
     arrays = list(arrays)
-    return _call("stack", arrays, dict(axis=axis, num_args=len(arrays)), out)
+    return _call("_npi_stack", arrays, dict(axis=axis, num_args=len(arrays)), out)
 
 
 def concatenate(seq, axis=0, out=None):
@@ -390,7 +396,7 @@ def concatenate(seq, axis=0, out=None):
     seq = list(seq)
     if axis is None:
         seq, axis = [s.reshape(-1) for s in seq], 0
-    return _call("Concat", seq, dict(dim=axis, num_args=len(seq)), out)
+    return _call("_npi_concatenate", seq, dict(axis=axis, num_args=len(seq)), out)
 
 
 def vstack(arrays, out=None):
@@ -404,6 +410,11 @@ def hstack(arrays):
 
 def split(ary, indices_or_sections, axis=0):
     """``np.split``: equal sections (an error when they do not divide) or at indices."""
+    if isinstance(ary, _Symbol):  # MXNet's graph: one _split_v2 node
+        sections = indices_or_sections if isinstance(indices_or_sections, int) else 0
+        indices = [] if sections else [0] + list(indices_or_sections)
+        return list(_call("_split_v2", (ary,), dict(indices=indices, axis=axis, squeeze_axis=False,
+                                                    sections=sections)))
     n = ary.shape[axis]
     if isinstance(indices_or_sections, int):
         if n % indices_or_sections:
@@ -454,13 +465,9 @@ def argsort(a, axis=-1, kind=None, order=None):
 
 # ---------------------------------------------------------------------- products
 def dot(a, b, out=None):
-    """``np.dot``: scalars multiply, 1-d by 1-d is a 0-d inner product, else ``tensordot`` over
-    the last axis of ``a`` and the second-to-last of ``b``."""
-    if a.ndim == 0 or b.ndim == 0:
-        return multiply(a, b)
-    if b.ndim == 1:
-        return tensordot(a, b, ((a.ndim - 1,), (0,)))
-    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 2,)))
+    """``np.dot`` (operator ``_np_dot``): scalars multiply, 1-d by 1-d is a 0-d inner product,
+    else a sum over the last axis of ``a`` and the second-to-last of ``b``."""
+    return _call("_np_dot", (_arr(a, b if isinstance(b, _NDArray) else None), _arr(b, a)), None, out)
 
 
 def tensordot(a, b, axes=2):
@@ -481,25 +488,9 @@ def tensordot(a, b, axes=2):
 
 
 def matmul(a, b, out=None):
-    """``np.matmul``: batched over leading axes (broadcast), 1-d operands promoted and squeezed."""
-    a1, b1 = a.ndim == 1, b.ndim == 1
-    if a1:
-        a = expand_dims(a, 0)
-    if b1:
-        b = expand_dims(b, 1)
-    if a.ndim == 2 and b.ndim == 2:
-        r = _call("dot", (a, b))
-    else:
-        batch = tuple(_onp.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
-        a = broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
-        b = broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
-        r = _call("batch_dot", (a, b))
-        r = r.reshape(batch + r.shape[-2:])
-    if a1:
-        r = squeeze(r, -2)
-    if b1:
-        r = squeeze(r, -1)
-    return r
+    """``np.matmul`` (operator ``_npi_matmul``): batched over leading axes (broadcast), 1-d
+    operands promoted and squeezed."""
+    return _call("_npi_matmul", (a, b), None, out)
 
 
 def inner(a, b):

@@ -300,6 +300,7 @@ def binary(lhs, rhs, op, op_scalar, rop_scalar=None):
     """``lhs <op> rhs`` for arrays and Python/NumPy scalars: the ``_npi_`` operator, or its
     scalar form (``rop_scalar`` when the scalar is on the left)."""
     if isinstance(lhs, _Symbol) or isinstance(rhs, _Symbol):
+        op, op_scalar, rop_scalar = (_GRAPH_NAMES.get(o, o) for o in (op, op_scalar, rop_scalar))
         if isinstance(lhs, _Symbol) and isinstance(rhs, _Symbol):
             return call(op, (lhs, rhs))
         sym, value = (lhs, rhs) if isinstance(lhs, _Symbol) else (rhs, lhs)
@@ -320,6 +321,12 @@ def binary(lhs, rhs, op, op_scalar, rop_scalar=None):
     elif isinstance(lhs, numeric_types) and isinstance(rhs, numeric_types):
         return binary(array(lhs), rhs, op, op_scalar)
     raise TypeError("%s: unsupported operand types %s and %s" % (op, type(lhs).__name__, type(rhs).__name__))
+
+
+# MXNet's np symbols write these operators under their legacy names (in MXNet 1.9.1 the _npi_
+# names are aliases of them)
+_GRAPH_NAMES = {"_npi_maximum": "broadcast_maximum", "_npi_minimum": "broadcast_minimum",
+                "_npi_maximum_scalar": "_maximum_scalar", "_npi_minimum_scalar": "_minimum_scalar"}
 
 
 def _scalar(name, arr, value):

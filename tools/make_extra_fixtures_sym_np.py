@@ -1,0 +1,111 @@
+"""Record MXNet 1.9.1's symbolic NumPy interface (``mx.sym.np``, ``mx.sym.npx``): for each
+case, an expression over ``np``/``npx`` (the symbolic modules) and variables made with
+``mx.sym.var(name).as_np_ndarray()``, MXNet's graph JSON (``tojson()``), the Python type of
+the result, and the outputs of the graph bound to recorded inputs.
+
+Run with the reference interpreter (never imported by neogluon or its tests)::
+
+    /work/mxref/bin/python tools/make_extra_fixtures_sym_np.py
+
+Writes ``tests/fixtures/extra/sym_np/cases.json`` (expression, JSON, type, output shapes and
+dtypes) and ``<case>.npz`` (``in:<name>``, ``out:<i>``); ``tests/test_symbol_numpy.py``
+replays them.
+"""
+import json
+import os
+
+import numpy as onp
+import mxnet as mx
+from mxnet import npx
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures", "extra", "sym_np")
+RNG = onp.random.RandomState(16)
+CASES = {}
+
+
+def u(*shape, lo=-2, hi=2):
+    return RNG.uniform(lo, hi, size=shape).astype("float32")
+
+
+def case(name, expr, values=True, **inputs):
+    CASES[name] = dict(expr=expr, inputs=inputs, values=values)
+
+
+A, B = u(2, 3), u(2, 3)
+case("add", "np.add(a, b)", a=A, b=B)
+case("dunders", "(a + b) * 2.0 - 1 / (b * b + 1) + 3 - a", a=A, b=B)
+case("compare", "(a > b) + (a <= 0.5)", a=A, b=B)
+case("pow_mod", "a ** 2 + np.mod(a, 1.5) + 2 ** a", a=A)
+case("unary", "np.exp(a) + np.sin(a) * np.abs(a) - np.sqrt(np.square(a) + 1)", a=A)
+case("reductions", "np.sum(a, axis=1) + np.mean(a, axis=1) + np.max(a, axis=1)", a=A)
+case("sum_all", "np.sum(a) * a.sum() + a.mean()", a=A)
+case("methods", "a.reshape((3, 2)).T.sum(axis=0, keepdims=True)", a=A)
+case("reshape", "np.reshape(a, (3, -1))", a=A)
+case("transpose", "np.transpose(a, (1, 0)) * 2", a=A)
+case("getitem_int", "a[1]", a=A)
+case("getitem_slice", "a[1:] + a[:, 1:2].sum()", a=A)
+case("concat", "np.concatenate([a, b], axis=1)", a=A, b=B)
+case("stack", "np.stack([a, b], axis=0)", a=A, b=B)
+case("expand_squeeze", "np.squeeze(np.expand_dims(a, 0), axis=0)", a=A)
+case("maximum", "np.maximum(a, b) - np.minimum(a, 0.5)", a=A, b=B)
+case("clip", "np.clip(a, -1, 1)", a=A)
+case("where", "np.where(a > 0, a, b)", a=A, b=B)
+case("dot", "np.dot(a, c)", a=A, c=u(3, 4))
+case("matmul", "np.matmul(a, c)", a=A, c=u(3, 4))
+case("zeros_ones", "np.zeros((2, 3)) + np.ones((2, 3)) * a + np.ones_like(a) + np.zeros_like(b)", a=A, b=B)
+case("full", "np.full((2, 3), 2.5) * a", a=A)
+case("arange", "np.arange(6).reshape((2, 3)) + a", a=A)
+case("broadcast_to", "np.broadcast_to(d, (2, 3)) + a", a=A, d=u(3))
+case("tile", "np.tile(a, (2, 1))", a=A)
+case("split", "np.split(a, 3, axis=1)[1]", a=A)
+case("astype", "a.astype('float64')", a=A)
+case("argmax", "np.argmax(a, axis=1)", a=A)
+case("npx_relu_softmax", "npx.softmax(npx.relu(a), axis=-1)", a=A)
+case("npx_fc", "npx.fully_connected(a, w, bias, num_hidden=4)", a=A, w=u(4, 3), bias=u(4))
+case("npx_reshape", "npx.reshape(a, (-2, -1))", a=A)
+case("npx_sigmoid_act", "npx.sigmoid(a) + npx.activation(a, act_type='tanh')", a=A)
+case("npx_batch_dot", "npx.batch_dot(e, e, transpose_b=True)", e=u(2, 3, 4))
+case("npx_one_hot_pick", "npx.pick(a, idx, axis=1)", a=A, idx=onp.array([0, 2], dtype="float32"))
+case("linalg_norm", "np.linalg.norm(a)", a=A)
+case("random_uniform", "np.random.uniform(size=(2, 3))", values=False)
+case("random_normal", "np.random.normal(0, 1, size=(2, 3)) + a", values=False, a=A)
+
+
+def _type(out):
+    return type(out).__module__ + "." + type(out).__name__
+
+
+def main():
+    npx.set_np()
+    os.makedirs(OUT, exist_ok=True)
+    index = {}
+    for name, c in CASES.items():
+        syms = {k: mx.sym.var(k).as_np_ndarray() for k in c["inputs"]}
+        scope = dict(syms, np=mx.sym.np, npx=mx.sym.npx)
+        try:
+            out = eval(c["expr"], scope)  # pylint: disable=eval-used
+        except Exception as e:  # pylint: disable=broad-except
+            index[name] = dict(c, inputs=sorted(c["inputs"]), error="%s: %s" % (type(e).__name__, str(e).split("\n")[0]))
+            continue
+        entry = dict(expr=c["expr"], inputs=sorted(c["inputs"]), type=_type(out), json=json.loads(out.tojson()),
+                     values=c["values"])
+        arrays = {"in:" + k: v for k, v in c["inputs"].items()}
+        if c["values"]:
+            ex = out.as_nd_ndarray().bind(mx.cpu(), {k: mx.nd.array(v, dtype=v.dtype) for k, v in c["inputs"].items()})
+            outs = ex.forward()
+            entry["shapes"] = [list(o.shape) for o in outs]
+            entry["dtypes"] = [str(o.dtype.__name__ if isinstance(o.dtype, type) else o.dtype) for o in outs]
+            for i, o in enumerate(outs):
+                arrays["out:%d" % i] = o.asnumpy()
+        index[name] = entry
+        onp.savez(os.path.join(OUT, name + ".npz"), **arrays)
+    with open(os.path.join(OUT, "cases.json"), "w") as f:
+        json.dump(index, f, indent=1, sort_keys=True)
+    print("%d cases, %d errors" % (len(index), sum("error" in e for e in index.values())))
+    for k, e in index.items():
+        if "error" in e:
+            print(" ", k, e["error"])
+
+
+if __name__ == "__main__":
+    main()
