@@ -13,6 +13,7 @@ from neogluon import _names, npx
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "extra", "sym_np")
 with open(os.path.join(HERE, "cases.json")) as _f:
     CASES = json.load(_f)
+ABSENT = CASES.pop("_absent_methods")
 
 
 @pytest.fixture(autouse=True)
@@ -85,3 +86,14 @@ def test_symbol_type_and_conversions():
     npx.reset_np()  # a _Symbol keeps NumPy semantics outside NumPy mode too
     assert json.loads((s + s).tojson())["nodes"][1]["op"] == "_npi_add"
     assert json.loads((x + x).tojson())["nodes"][1]["op"] == "elemwise_add"
+
+
+def test_legacy_fluent_methods_absent_as_in_mxnet():
+    """MXNet's ``_Symbol`` raises AttributeError for the legacy fluent methods (``x.exp()``,
+    ``x.softmax()``, ...): NumPy code calls ``np.exp(x)``."""
+    s = mx.sym.var("a").as_np_ndarray()
+    for name in ABSENT:
+        with pytest.raises(AttributeError, match="has no attribute %s" % name):
+            getattr(s, name)()
+    from neogluon.symbol.numpy._symbol import ABSENT as ours
+    assert sorted(ours) == sorted(ABSENT)

@@ -67,12 +67,40 @@ case("npx_sigmoid_act", "npx.sigmoid(a) + npx.activation(a, act_type='tanh')", a
 case("npx_batch_dot", "npx.batch_dot(e, e, transpose_b=True)", e=u(2, 3, 4))
 case("npx_one_hot_pick", "npx.pick(a, idx, axis=1)", a=A, idx=onp.array([0, 2], dtype="float32"))
 case("linalg_norm", "np.linalg.norm(a)", a=A)
+C = u(2, 3, lo=0.5, hi=3)
+case("m_round", "(a * 10).round() + np.around(a, 1) + np.round(a)", a=A)
+case("m_argsort", "a.argsort()", a=A)
+case("m_cumsum", "a.cumsum() + np.cumsum(a, axis=1).sum()", a=A)
+case("m_dot", "a.dot(c)", a=A, c=u(3, 4))
+case("m_std_var", "a.std() + a.var(axis=0, ddof=1).sum() + np.std(a, axis=1).sum() + np.var(a)", a=A)
+case("m_take", "a.take(idx) + a.take(idx, axis=1).sum()", a=A, idx=onp.array([0, 2, 1], dtype="int32"))
+case("m_repeat", "a.repeat(2)", a=A)
+case("m_misc", "-a + (a < b) * (a % c) + a ** c + 2 ** a + a.argmin()", a=A, b=B, c=C)
+case("m_minmax", "a.max() + a.min(axis=0).sum() + a.prod() + a.flatten().sum() + a.squeeze().sum()", a=A)
 case("random_uniform", "np.random.uniform(size=(2, 3))", values=False)
 case("random_normal", "np.random.normal(0, 1, size=(2, 3)) + a", values=False, a=A)
 
 
 def _type(out):
     return type(out).__module__ + "." + type(out).__name__
+
+
+def absent_methods():
+    """The methods MXNet's ``_Symbol`` defines only to raise AttributeError (the legacy
+    Symbol's fluent methods that the NumPy interface has not)."""
+    sym = mx.sym.var("a").as_np_ndarray()
+    out = []
+    for name, value in sorted(type(sym).__dict__.items()):
+        if not callable(value) or name.startswith("_"):
+            continue
+        try:
+            getattr(sym, name)()
+        except AttributeError as e:
+            if "has no attribute" in str(e):
+                out.append(name)
+        except Exception:  # pylint: disable=broad-except
+            pass
+    return out
 
 
 def main():
@@ -99,6 +127,7 @@ def main():
                 arrays["out:%d" % i] = o.asnumpy()
         index[name] = entry
         onp.savez(os.path.join(OUT, name + ".npz"), **arrays)
+    index["_absent_methods"] = absent_methods()
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump(index, f, indent=1, sort_keys=True)
     print("%d cases, %d errors" % (len(index), sum("error" in e for e in index.values())))

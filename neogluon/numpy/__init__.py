@@ -295,6 +295,8 @@ def argmin(a, axis=None, out=None):
 def cumsum(a, axis=None, dtype=None, out=None):
     """The one ``_np_cumsum`` operator (legacy ``mx.nd.cumsum`` too), with NumPy's axis and
     dtype rules applied here: a negative axis counts from the end, booleans sum as int64."""
+    if isinstance(a, _Symbol):  # a graph node: the attributes as given, as MXNet writes them
+        return _call("_np_cumsum", (a,), dict(axis=axis) if dtype is None else dict(axis=axis, dtype=dtype))
     if axis is not None and axis < 0:
         axis += a.ndim
     if dtype is None and a.dtype == _onp.bool_:
@@ -302,14 +304,21 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return _call("_np_cumsum", (a,), dict(axis=axis, dtype=None if dtype is None else _onp.dtype(dtype).name), out)
 
 
+def _moment(op, a, axis, dtype, out, ddof, keepdims):
+    attrs = dict(axis=axis, ddof=ddof, keepdims=keepdims)  # (dtype only when given, as MXNet writes it)
+    if dtype is not None:
+        attrs["dtype"] = _onp.dtype(dtype).name
+    return _call(op, (a,), attrs, out)
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    m = mean(a, axis=axis, keepdims=True)
-    return mean(square(subtract(a, m)), axis=axis, keepdims=keepdims) * (1 if not ddof else 1) \
-        if not ddof else sum(square(subtract(a, m)), axis=axis, keepdims=keepdims) / (_count(a, axis) - ddof)
+    """``np.var`` (operator ``_npi_var``): an integer array's variance is truncated to its dtype."""
+    return _moment("_npi_var", a, axis, dtype, out, ddof, keepdims)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return sqrt(var(a, axis, dtype, None, ddof, keepdims))  # noqa: F821
+    """``np.std`` (operator ``_npi_std``): an integer array's deviation is truncated to its dtype."""
+    return _moment("_npi_std", a, axis, dtype, out, ddof, keepdims)
 
 
 def _count(a, axis):
@@ -521,9 +530,8 @@ def size(a, axis=None):
 
 
 def around(x, decimals=0, out=None):
-    if decimals:
-        return divide(rint(multiply(x, 10.0 ** decimals)), 10.0 ** decimals)  # noqa: F821
-    return rint(x)  # noqa: F821
+    """``np.around`` (operator ``_npi_around``): half to even at ``decimals`` places."""
+    return _call("_npi_around", (x,), dict(decimals=decimals), out)
 
 
 round = round_ = around  # pylint: disable=redefined-builtin

@@ -1,7 +1,8 @@
 """The ``_npi_*``/``_np_*``/``_npx_*`` operators that MXNet 1.9.1's NumPy interface writes
 into its graphs where neogluon's ``mx.np`` had used a legacy operator: ``_npi_concatenate``,
 ``_npi_stack``, ``_npi_broadcast_to``, ``_npi_where``, ``_np_dot``, ``_npi_matmul``,
-``_npx_relu``, ``_npx_sigmoid``, ``_npi_uniform`` and ``_npi_normal``. With them ``mx.np``,
+``_npx_relu``, ``_npx_sigmoid``, ``_npi_uniform``, ``_npi_normal``, ``_npi_around``, ``_npi_std``
+and ``_npi_var``. With them ``mx.np``,
 ``F.np`` and ``mx.sym.np`` build the graph MXNet's do (``export`` writes MXNet's JSON, and
 MXNet's JSON of an np model loads here).
 
@@ -11,7 +12,8 @@ are NumPy's as MXNet implements them: NumPy's ``dot`` and ``matmul``, broadcasti
 """
 import torch
 
-from .registry import Float, Int, Shape, Str, Dtype, register
+from ..base import torch_dtype
+from .registry import Bool, Float, Int, Shape, Str, Dtype, register
 from .random import _out_dtype, _check
 from .creation import device_of
 
@@ -126,3 +128,32 @@ register("_npi_uniform", inputs=_scalar_inputs("low", "high"), signature=("input
          params=dict(low=Float(None), high=Float(None), **_SAMPLE))(_sampler("_npi_uniform", ("low", "high"), _uniform))
 register("_npi_normal", inputs=_scalar_inputs("loc", "scale"), signature=("input1", "input2"),
          params=dict(loc=Float(None), scale=Float(None), **_SAMPLE))(_sampler("_npi_normal", ("loc", "scale"), _normal))
+
+
+@register("_npi_around", inputs=("x",), params=dict(decimals=Int(0)))
+def npi_around(x, *, decimals):
+    """``np.around``: half to even at ``decimals`` places; an integer array is kept for
+    ``decimals >= 0`` and truncated to multiples of ``10**-decimals`` otherwise (MXNet 1.9.1
+    gives 10 and 20 for 15 and 25 at ``decimals=-1``)."""
+    if x.is_floating_point():
+        return torch.round(x, decimals=decimals)
+    if decimals >= 0 or x.dtype is torch.bool:
+        return x.clone()
+    f = 10 ** (-decimals)
+    return torch.div(x, f, rounding_mode="trunc") * f
+
+
+def _moment(name, fn):
+    def impl(a, *, axis, dtype, ddof, keepdims):
+        out = torch_dtype(dtype) if dtype is not None else a.dtype
+        work = a if a.is_floating_point() else a.to(torch.float32)
+        dims = tuple(range(a.dim())) if axis is None else tuple(axis)
+        return fn(work, dim=dims, correction=ddof, keepdim=keepdims).to(out)
+    impl.__doc__ = ("``np.%s`` with ``ddof``: computed in float32 for an integer array and cast back to its "
+                    "dtype (MXNet 1.9.1 truncates), or to ``dtype``." % name[5:])
+    return impl
+
+
+_MOMENT = dict(axis=Shape(None), dtype=Dtype(None), ddof=Int(0), keepdims=Bool(False))
+register("_npi_std", inputs=("a",), params=_MOMENT)(_moment("_npi_std", torch.std))
+register("_npi_var", inputs=("a",), params=_MOMENT)(_moment("_npi_var", torch.var))

@@ -79,5 +79,26 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "max", "min", "flatten", "squeeze", "argmax", "argmin", "astype", "expand_dims", "clip", "swapaxes"):
     if hasattr(Symbol, _name):
         setattr(_Symbol, _name, symbolic(getattr(Symbol, _name), _name))
+# the legacy Symbol's fluent methods that MXNet's _Symbol has not (it defines them to raise)
+ABSENT = ("abs", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "argmax_channel", "broadcast_axes",
+          "broadcast_like", "broadcast_to", "cbrt", "ceil", "cos", "cosh", "degrees", "depth_to_space", "diag", "exp",
+          "expand_dims", "expm1", "fix", "flip", "floor", "log", "log10", "log1p", "log2", "log_softmax", "nanprod",
+          "nansum", "norm", "one_hot", "ones_like", "pad", "pick", "radians", "rcbrt", "reciprocal", "relu",
+          "reshape_like", "rint", "rsqrt", "shape_array", "sigmoid", "sign", "sin", "sinh", "size_array", "slice",
+          "slice_axis", "slice_like", "softmax", "softmin", "space_to_depth", "split", "split_v2", "sqrt", "square",
+          "tan", "tanh", "tile", "topk", "trunc", "zeros_like")
+
+
+def _absent(name):
+    def method(self, *args, **kwargs):
+        raise AttributeError("_Symbol object has no attribute %s" % name)
+    method.__name__ = name
+    return method
+
+
+for _name in ABSENT:
+    setattr(_Symbol, _name, _absent(_name))
+for _name in ("round", "argsort", "cumsum", "dot", "std", "var", "take", "repeat"):  # NumPy's, as MXNet's _Symbol
+    setattr(_Symbol, _name, symbolic(getattr(Symbol, _name), _name))
 _Symbol.T = property(symbolic(lambda self: Symbol.T.fget(self), "T"))
 _Symbol.__hash__ = Symbol.__hash__
