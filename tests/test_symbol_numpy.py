@@ -14,6 +14,7 @@ HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "ext
 with open(os.path.join(HERE, "cases.json")) as _f:
     CASES = json.load(_f)
 ABSENT = CASES.pop("_absent_methods")
+IMPERATIVE = {n: CASES.pop(n) for n in [n for n, c in CASES.items() if c.get("imperative")]}
 
 
 @pytest.fixture(autouse=True)
@@ -97,3 +98,17 @@ def test_legacy_fluent_methods_absent_as_in_mxnet():
             getattr(s, name)()
     from neogluon.symbol.numpy._symbol import ABSENT as ours
     assert sorted(ours) == sorted(ABSENT)
+
+
+@pytest.mark.parametrize("name", sorted(IMPERATIVE))
+def test_imperative_as_mxnet(name):
+    """The operators of these graphs (and ``npx.image``) on ``mx.np`` arrays: values, dtypes, shapes."""
+    from neogluon import np
+    case = IMPERATIVE[name]
+    data = onp.load(os.path.join(HERE, name + ".npz"))
+    scope = {k: np.array(data["in:" + k], dtype=data["in:" + k].dtype) for k in case["inputs"]}
+    outs = eval(case["expr"], dict(scope, np=np, npx=npx))  # pylint: disable=eval-used
+    for i, o in enumerate(outs):
+        want = data["out:%d" % i]
+        assert type(o) is np.ndarray and str(o.dtype) == case["dtypes"][i] and o.shape == want.shape, i
+        onp.testing.assert_allclose(o.asnumpy(), want, rtol=1e-5, atol=1e-5 if want.dtype != onp.uint8 else 1)

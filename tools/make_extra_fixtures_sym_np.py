@@ -9,7 +9,8 @@ Run with the reference interpreter (never imported by neogluon or its tests)::
 
 Writes ``tests/fixtures/extra/sym_np/cases.json`` (expression, JSON, type, output shapes and
 dtypes) and ``<case>.npz`` (``in:<name>``, ``out:<i>``); ``tests/test_symbol_numpy.py``
-replays them.
+replays them. The ``i_`` cases run the operators these graphs use (and ``npx.image``)
+imperatively, on ``mx.np`` arrays: values, dtypes and shapes.
 """
 import json
 import os
@@ -81,6 +82,50 @@ case("random_uniform", "np.random.uniform(size=(2, 3))", values=False)
 case("random_normal", "np.random.normal(0, 1, size=(2, 3)) + a", values=False, a=A)
 
 
+# ---------------------------------------------------------------- the same operators, imperatively
+IMPERATIVE = {}
+
+
+def imperative(name, expr, **inputs):
+    IMPERATIVE[name] = dict(expr=expr, inputs=inputs)
+
+
+I32 = RNG.randint(-30, 30, size=(3, 4)).astype("int32")
+imperative("i_std_var_int", "[np.std(i), np.var(i, axis=1), np.std(a, ddof=1), np.var(a, axis=0, keepdims=True)]",
+           i=I32, a=A)
+imperative("i_around", "[np.around(a * 10, 1), np.around(i, -1), np.round(a), np.around(a, 2)]", a=A, i=I32)
+imperative("i_dot", "[np.dot(v, v), np.dot(t, c), np.dot(a, v3), np.dot(s, a)]",
+           v=u(4), t=u(2, 2, 3), c=u(3, 4), a=A, v3=u(3), s=onp.array(2.5, dtype="float32"))
+imperative("i_matmul", "[np.matmul(t, c), np.matmul(v3, c), np.matmul(b4, c)]",
+           t=u(2, 2, 3), c=u(3, 4), v3=u(3), b4=u(1, 3, 2, 3))
+imperative("i_join", "[np.concatenate([a, b], axis=0), np.stack([a, b], axis=2), np.concatenate([a, b], axis=None)]",
+           a=A, b=B)
+imperative("i_where", "[np.where(a > 0, a, b), np.where(c, a, d)]", a=A, b=B, c=onp.array([True, False, True]),
+           d=u(3))
+imperative("i_broadcast_to", "[np.broadcast_to(d, (2, 3)), np.broadcast_to(e, (2, 2, 3))]", d=u(3), e=u(2, 1, 3))
+imperative("i_npx_act", "[npx.relu(a), npx.sigmoid(a)]", a=A)
+IMG = RNG.randint(0, 256, size=(6, 8, 3)).astype("uint8")
+imperative("i_image", "[npx.image.to_tensor(img), npx.image.normalize(npx.image.to_tensor(img), mean=(0.5, 0.4, 0.3), "
+           "std=(0.2, 0.25, 0.3)), npx.image.flip_left_right(img), npx.image.flip_top_bottom(img), "
+           "npx.image.crop(img, 1, 2, 4, 3), npx.image.resize(img, (4, 3))]", img=IMG)
+imperative("i_image_batch", "[npx.image.to_tensor(imgs), npx.image.resize(imgs, (4, 5), interp=1)]",
+           imgs=RNG.randint(0, 256, size=(2, 6, 8, 3)).astype("uint8"))
+
+
+def record_imperative(index):
+    from mxnet import np
+    for name, c in IMPERATIVE.items():
+        scope = {k: np.array(v, dtype=v.dtype) for k, v in c["inputs"].items()}
+        scope.update(np=np, npx=npx)
+        outs = eval(c["expr"], scope)  # pylint: disable=eval-used
+        arrays = {"in:" + k: v for k, v in c["inputs"].items()}
+        for i, o in enumerate(outs):
+            arrays["out:%d" % i] = o.asnumpy()
+        index[name] = dict(expr=c["expr"], inputs=sorted(c["inputs"]), imperative=True,
+                           dtypes=[str(o.dtype) for o in outs], shapes=[list(o.shape) for o in outs])
+        onp.savez(os.path.join(OUT, name + ".npz"), **arrays)
+
+
 def _type(out):
     return type(out).__module__ + "." + type(out).__name__
 
@@ -127,6 +172,7 @@ def main():
                 arrays["out:%d" % i] = o.asnumpy()
         index[name] = entry
         onp.savez(os.path.join(OUT, name + ".npz"), **arrays)
+    record_imperative(index)
     index["_absent_methods"] = absent_methods()
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump(index, f, indent=1, sort_keys=True)
