@@ -371,7 +371,7 @@ def heaviside(x1, x2, out=None):
 
 def float_power(x1, x2, out=None):
     np = _np()
-    return np.power(np.asarray(x1).astype("float64") if hasattr(x1, "astype") else x1,
+    return np.power(x1.astype("float64") if hasattr(x1, "astype") else x1,
                     x2.astype("float64") if hasattr(x2, "astype") else x2)
 
 
