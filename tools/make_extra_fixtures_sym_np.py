@@ -78,6 +78,14 @@ case("m_take", "a.take(idx) + a.take(idx, axis=1).sum()", a=A, idx=onp.array([0,
 case("m_repeat", "a.repeat(2)", a=A)
 case("m_misc", "-a + (a < b) * (a % c) + a ** c + 2 ** a + a.argmin()", a=A, b=B, c=C)
 case("m_minmax", "a.max() + a.min(axis=0).sum() + a.prod() + a.flatten().sum() + a.squeeze().sum()", a=A)
+S3 = u(3, 3)
+case("tests", "np.isnan(a) + np.isinf(a) + np.isfinite(a)", a=A)
+case("all_any", "np.all(a > -1) + np.any(a > 1, axis=1) + np.sometrue(a)", a=A)
+case("ravel_flip", "np.ravel(a) + np.flip(a, 0).reshape(-1) + np.flip(a).reshape(-1)", a=A)
+case("tril_diag", "np.tril(s, -1) + np.diag(np.diag(s)) + np.diag(s, 1).sum() + np.diagonal(s).sum() + np.trace(s)",
+     s=S3)
+case("copysign_ldexp", "np.copysign(a, b) + np.ldexp(a, b)", a=A, b=B)
+case("roll", "np.roll(a, 1) + np.roll(a, 2, axis=1)", a=A)
 case("random_uniform", "np.random.uniform(size=(2, 3))", values=False)
 case("random_normal", "np.random.normal(0, 1, size=(2, 3)) + a", values=False, a=A)
 

@@ -331,12 +331,19 @@ def _count(a, axis):
     return n
 
 
+def _given(**attrs):
+    """The attributes a call was given (not None, not False), as MXNet's generated functions write them."""
+    return {k: v for k, v in attrs.items() if v is not None and v is not False}
+
+
 def any(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
-    return greater(sum(not_equal(a, 0).astype("int64"), axis=axis, keepdims=keepdims), 0)
+    """``np.any`` (operator ``_np_any``): a boolean array."""
+    return _call("_np_any", (a,), _given(axis=axis, keepdims=keepdims), out)
 
 
 def all(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
-    return equal(sum(equal(a, 0).astype("int64"), axis=axis, keepdims=keepdims), 0)
+    """``np.all`` (operator ``_np_all``): a boolean array."""
+    return _call("_np_all", (a,), _given(axis=axis, keepdims=keepdims), out)
 
 
 # ---------------------------------------------------------------------- shapes
@@ -384,7 +391,8 @@ def squeeze(a, axis=None):
 
 
 def ravel(x, order="C"):
-    return reshape(x, -1)
+    """The flattened array (``_npx_reshape`` to -1, as MXNet's graph has it)."""
+    return _call("_npx_reshape", (x,), dict(newshape=-1))
 
 
 def broadcast_to(array, shape):  # pylint: disable=redefined-outer-name
@@ -448,9 +456,8 @@ def repeat(a, repeats, axis=None):
 
 
 def flip(m, axis=None):
-    axes = range(m.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
-    return m[tuple(slice(None, None, -1) if i in [x % m.ndim for x in axes] else slice(None)
-                   for i in range(m.ndim))]
+    """``np.flip`` along ``axis`` (all axes by default; operator ``_npi_flip``)."""
+    return _call("_npi_flip", (m,), dict(axis=axis))
 
 
 def take(a, indices, axis=None, mode="raise", out=None):
@@ -461,7 +468,8 @@ def take(a, indices, axis=None, mode="raise", out=None):
 
 
 def diag(v, k=0):
-    return _call("diag", (v,), dict(k=k))
+    """``np.diag`` (operator ``_np_diag``)."""
+    return _call("_np_diag", (v,), _given(k=k or None))
 
 
 def sort(a, axis=-1, kind=None, order=None):
@@ -537,16 +545,16 @@ def around(x, decimals=0, out=None):
 round = round_ = around  # pylint: disable=redefined-builtin
 
 
-def isnan(x):
-    return not_equal(x, x)
+def isnan(x, out=None, **kwargs):
+    return _call("_npi_isnan", (_arr(x),), None, out)
 
 
-def isinf(x):
-    return equal(absolute(x), _onp.inf)  # noqa: F821
+def isinf(x, out=None, **kwargs):
+    return _call("_npi_isinf", (_arr(x),), None, out)
 
 
-def isfinite(x):
-    return logical_not(_logical_or(isnan(x), isinf(x)))  # noqa: F821
+def isfinite(x, out=None, **kwargs):
+    return _call("_npi_isfinite", (_arr(x),), None, out)
 
 
 from .extras import *  # noqa: E402,F401,F403  (more functions, compositions of the above)

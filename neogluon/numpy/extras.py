@@ -80,12 +80,18 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):  # pylint: disable=redefin
     return a
 
 
+def _non_default(**attrs):
+    return {k: v for k, v in attrs.items() if v != {"offset": 0, "axis1": 0, "axis2": 1}[k]}
+
+
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    return _ma.call("diag", (a,), dict(k=offset, axis1=axis1, axis2=axis2))
+    """``np.diagonal`` (operator ``_np_diagonal``)."""
+    return _ma.call("_np_diagonal", (a,), _non_default(offset=offset, axis1=axis1, axis2=axis2))
 
 
 def trace(a, offset=0, axis1=0, axis2=1, out=None):
-    return _np().sum(diagonal(a, offset, axis1, axis2), axis=-1)
+    """``np.trace`` (operator ``_np_trace``)."""
+    return _ma.call("_np_trace", (a,), _non_default(offset=offset, axis1=axis1, axis2=axis2), out)
 
 
 def _tri_mask(shape, k, lower, ctx):
@@ -97,8 +103,8 @@ def _tri_mask(shape, k, lower, ctx):
 
 
 def tril(m, k=0):
-    np = _np()
-    return np.where(_tri_mask(m.shape, k, True, m.context), m, np.zeros((), dtype=m.dtype, ctx=m.context))
+    """``np.tril`` (operator ``_npi_tril``)."""
+    return _ma.call("_npi_tril", (m,), dict(k=k))
 
 
 def _triu(m, k=0):  # MXNet 1.9.1's mx.np has no triu
@@ -107,20 +113,8 @@ def _triu(m, k=0):  # MXNet 1.9.1's mx.np has no triu
 
 
 def roll(a, shift, axis=None):
-    np = _np()
-    if axis is None:
-        return roll(a.reshape(-1), shift, 0).reshape(a.shape)
-    shifts, axes = (shift, axis) if isinstance(axis, (tuple, list)) else ((shift,), (axis,))
-    for s, ax in zip(shifts, axes):
-        ax %= a.ndim
-        n = a.shape[ax]
-        if n == 0:
-            continue
-        s %= n
-        if s:
-            a = np.concatenate([a[_slice(a.ndim, ax, slice(n - s, None))], a[_slice(a.ndim, ax, slice(0, n - s))]],
-                               axis=ax)
-    return a
+    """``np.roll`` (operator ``_np_roll``): the flattened array rolled when ``axis`` is None."""
+    return _ma.call("_np_roll", (a,), dict(shift=shift) if axis is None else dict(shift=shift, axis=axis))
 
 
 def rot90(m, k=1, axes=(0, 1)):
@@ -226,7 +220,10 @@ def positive(x, out=None):
 
 
 def copysign(x1, x2, out=None):
+    """``np.copysign``: operator ``_npi_copysign`` for two arrays."""
     np = _np()
+    if isinstance(x1, (_ma.NDArray, _ma._Symbol)) and isinstance(x2, (_ma.NDArray, _ma._Symbol)):
+        return _ma.call("_npi_copysign", (x1, x2), None, out)
     return np.where(signbit(x2), np.negative(np.absolute(x1)), np.absolute(x1))
 
 
@@ -360,7 +357,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 
 def ldexp(x1, x2, out=None):
+    """``np.ldexp``: operator ``_npi_ldexp`` for two arrays."""
     np = _np()
+    if isinstance(x1, (_ma.NDArray, _ma._Symbol)) and isinstance(x2, (_ma.NDArray, _ma._Symbol)):
+        return _ma.call("_npi_ldexp", (x1, x2), None, out)
     return np.multiply(x1, np.power(2.0, x2))
 
 

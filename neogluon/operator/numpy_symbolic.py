@@ -157,3 +157,77 @@ def _moment(name, fn):
 _MOMENT = dict(axis=Shape(None), dtype=Dtype(None), ddof=Int(0), keepdims=Bool(False))
 register("_npi_std", inputs=("a",), params=_MOMENT)(_moment("_npi_std", torch.std))
 register("_npi_var", inputs=("a",), params=_MOMENT)(_moment("_npi_var", torch.var))
+
+
+# ----------------------------------------------------------------------------- tests and reductions
+register("_npi_isnan", inputs=("x",))(lambda x: torch.isnan(x))
+register("_npi_isinf", inputs=("x",))(lambda x: torch.isinf(x))
+register("_npi_isfinite", inputs=("x",))(lambda x: torch.isfinite(x))
+
+
+def _logical_reduce(fn):
+    def impl(data, *, axis, keepdims):
+        dims = tuple(range(data.dim())) if axis is None else tuple(a % max(data.dim(), 1) for a in axis)
+        r = data.bool()
+        for d in sorted(dims, reverse=True):
+            r = fn(r, dim=d, keepdim=keepdims)
+        return r
+    impl.__doc__ = "``np.all``/``np.any`` over ``axis`` (all axes by default): a boolean array."
+    return impl
+
+
+register("_np_all", params=dict(axis=Shape(None), keepdims=Bool(False)))(_logical_reduce(torch.all))
+register("_np_any", params=dict(axis=Shape(None), keepdims=Bool(False)))(_logical_reduce(torch.any))
+
+
+# ----------------------------------------------------------------------------- rearranging
+@register("_npi_flip", params=dict(axis=Shape(None)))
+def npi_flip(data, *, axis):
+    """``np.flip`` along ``axis`` (every axis when None): a new array."""
+    return torch.flip(data, tuple(range(data.dim())) if axis is None else axis)
+
+
+@register("_np_roll", params=dict(shift=Shape(None), axis=Shape(None)))
+def np_roll(data, *, shift, axis):
+    """``np.roll``: the flattened array rolled when ``axis`` is None."""
+    return torch.roll(data, shift, axis) if axis is not None else torch.roll(data, shift)
+
+
+@register("_npi_tril", params=dict(k=Int(0)))
+def npi_tril(data, *, k):
+    """``np.tril``: zeros above the ``k``-th diagonal of the last two axes."""
+    return torch.tril(data, k)
+
+
+@register("_np_diag", params=dict(k=Int(0)))
+def np_diag(data, *, k):
+    """``np.diag``: the ``k``-th diagonal of a 2-d array, or the square matrix of a 1-d one."""
+    return torch.diag(data, k)
+
+
+@register("_np_diagonal", params=dict(offset=Int(0), axis1=Int(0), axis2=Int(1)))
+def np_diagonal(data, *, offset, axis1, axis2):
+    """``np.diagonal``: the diagonal of the ``axis1``/``axis2`` planes, as the last axis."""
+    return torch.diagonal(data, offset, axis1, axis2).clone()
+
+
+@register("_np_trace", params=dict(offset=Int(0), axis1=Int(0), axis2=Int(1)))
+def np_trace(data, *, offset, axis1, axis2):
+    """``np.trace``: sums of the diagonals, in the input's dtype."""
+    return torch.diagonal(data, offset, axis1, axis2).sum(-1, dtype=data.dtype)
+
+
+# ----------------------------------------------------------------------------- sign and exponent
+@register("_npi_copysign", inputs=("lhs", "rhs"))
+def npi_copysign(lhs, rhs):
+    """``np.copysign``: ``|lhs|`` with the sign of ``rhs`` (negative where ``rhs < 0``), in ``lhs``'s dtype."""
+    mag = lhs.abs()
+    return torch.where(rhs < 0, -mag, mag)
+
+
+@register("_npi_ldexp", inputs=("lhs", "rhs"))
+def npi_ldexp(lhs, rhs):
+    """``np.ldexp``: ``lhs * 2**rhs`` (``2**rhs`` in ``rhs``'s dtype, then MXNet's promotion)."""
+    from .numpy_elemwise import _promote
+    power = torch.pow(2.0, rhs) if rhs.is_floating_point() else torch.pow(2, rhs)
+    return torch.mul(*_promote(lhs, power))
