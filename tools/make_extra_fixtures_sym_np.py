@@ -86,6 +86,9 @@ case("tril_diag", "np.tril(s, -1) + np.diag(np.diag(s)) + np.diag(s, 1).sum() + 
      s=S3)
 case("copysign_ldexp", "np.copysign(a, b) + np.ldexp(a, b)", a=A, b=B)
 case("roll", "np.roll(a, 1) + np.roll(a, 2, axis=1)", a=A)
+case("tensordots", "np.tensordot(a, c, 1).sum() + np.tensordot(a, c, ((1,), (0,))).sum() + np.inner(a, b).sum() "
+     "+ np.outer(a, b).sum() + np.vdot(a, b)", a=A, b=B, c=u(3, 4))
+case("copy_diff_rot", "np.copy(a)[:, 1:] + np.diff(a) + np.rot90(s)[:2, 1:] + np.nan_to_num(a)[:, :2]", a=A, s=S3)
 case("random_uniform", "np.random.uniform(size=(2, 3))", values=False)
 case("random_normal", "np.random.normal(0, 1, size=(2, 3)) + a", values=False, a=A)
 

@@ -121,7 +121,8 @@ def identity(n, dtype=None, ctx=None, device=None):
 
 
 def copy(a):
-    return _arr(a).copy()
+    """A copy in new memory (operator ``_np_copy``)."""
+    return _call("_np_copy", (_arr(a),))
 
 
 def _asarray(a, dtype=None, ctx=None, device=None):
@@ -488,20 +489,11 @@ def dot(a, b, out=None):
 
 
 def tensordot(a, b, axes=2):
-    """``np.tensordot`` as transposes, a 2-d ``dot`` and a reshape."""
+    """``np.tensordot`` (operators ``_npi_tensordot_int_axes`` and ``_npi_tensordot``)."""
     if isinstance(axes, int):
-        axes = (list(range(a.ndim - axes, a.ndim)), list(range(axes)))
-    ax_a = [x % a.ndim for x in ((axes[0],) if isinstance(axes[0], int) else axes[0])]
-    ax_b = [x % b.ndim for x in ((axes[1],) if isinstance(axes[1], int) else axes[1])]
-    free_a = [i for i in range(a.ndim) if i not in ax_a]
-    free_b = [i for i in range(b.ndim) if i not in ax_b]
-    k = 1
-    for i in ax_a:
-        k *= a.shape[i]
-    at = transpose(a, free_a + ax_a).reshape(-1, k)
-    bt = transpose(b, ax_b + free_b).reshape(k, -1)
-    r = _call("dot", (at, bt))
-    return r.reshape(tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b))
+        return _call("_npi_tensordot_int_axes", (a, b), dict(axes=axes))
+    summed = [(x,) if isinstance(x, int) else tuple(x) for x in axes]
+    return _call("_npi_tensordot", (a, b), dict(a_axes_summed=summed[0], b_axes_summed=summed[1]))
 
 
 def matmul(a, b, out=None):
@@ -511,11 +503,17 @@ def matmul(a, b, out=None):
 
 
 def inner(a, b):
-    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 1,)))
+    """``np.inner``: a sum over the last axes (``_npi_tensordot``)."""
+    return tensordot(a, b, ((-1,), (-1,)))
+
+
+def _flat(a):
+    return _call("_np_reshape", (a,), dict(newshape=(-1,), order="C"))
 
 
 def outer(a, b):
-    return multiply(a.reshape(-1, 1), b.reshape(1, -1))
+    """``np.outer`` of the flattened arrays (``_npi_tensordot_int_axes`` with 0 axes)."""
+    return tensordot(_flat(a), _flat(b), 0)
 
 
 def einsum(subscripts, *operands, **kwargs):

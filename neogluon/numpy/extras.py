@@ -73,7 +73,10 @@ def _slice(ndim, axis, s):
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):  # pylint: disable=redefined-outer-name
+    """``np.diff`` (operator ``_npi_diff``; with ``prepend``/``append``, slices and subtractions)."""
     np = _np()
+    if prepend is None and append is None:
+        return _ma.call("_npi_diff", (a,), dict(n=n, axis=axis))
     axis %= a.ndim
     for _ in range(n):
         a = np.subtract(a[_slice(a.ndim, axis, slice(1, None))], a[_slice(a.ndim, axis, slice(None, -1))])
@@ -118,18 +121,9 @@ def roll(a, shift, axis=None):
 
 
 def rot90(m, k=1, axes=(0, 1)):
-    np = _np()
-    k %= 4
-    a0, a1 = axes
-    if k == 0:
-        return m
-    if k == 2:
-        return np.flip(np.flip(m, a0), a1)
-    perm = list(range(m.ndim))
-    perm[a0], perm[a1] = perm[a1], perm[a0]
-    if k == 1:
-        return np.transpose(np.flip(m, a1), perm)
-    return np.flip(np.transpose(m, perm), a1)
+    """``np.rot90`` (operator ``_npi_rot90``)."""
+    return _ma.call("_npi_rot90", (m,), dict(k=k, axes=tuple(axes)))
+
 
 
 def fliplr(m):
@@ -232,11 +226,8 @@ def signbit(x, out=None):
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    np = _np()
-    big = float(_onp.finfo(x.dtype).max)
-    r = np.where(np.isnan(x), nan, x)
-    r = np.where(np.equal(r, _onp.inf), big if posinf is None else posinf, r)
-    return np.where(np.equal(r, -_onp.inf), -big if neginf is None else neginf, r)
+    """``np.nan_to_num`` (operator ``_npi_nan_to_num``)."""
+    return _ma.call("_npi_nan_to_num", (x,), dict(copy=copy, nan=nan, posinf=posinf, neginf=neginf))
 
 
 def average(a, axis=None, weights=None, returned=False, out=None):
@@ -289,7 +280,9 @@ def take_along_axis(arr, indices, axis):
 
 
 def vdot(a, b):
-    return _np().dot(a.reshape(-1), b.reshape(-1))
+    """``np.vdot``: the inner product of the flattened arrays (``_npi_tensordot_int_axes``)."""
+    np = _np()
+    return np.tensordot(np._flat(a), np._flat(b), 1)
 
 
 def trapz(y, x=None, dx=1.0, axis=-1):

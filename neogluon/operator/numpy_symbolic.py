@@ -231,3 +231,42 @@ def npi_ldexp(lhs, rhs):
     from .numpy_elemwise import _promote
     power = torch.pow(2.0, rhs) if rhs.is_floating_point() else torch.pow(2, rhs)
     return torch.mul(*_promote(lhs, power))
+
+
+# ----------------------------------------------------------------------------- products, differences
+@register("_npi_tensordot_int_axes", inputs=("a", "b"), params=dict(axes=Int()))
+def npi_tensordot_int_axes(a, b, *, axes):
+    """``np.tensordot(a, b, axes)``: a sum over the last ``axes`` axes of ``a`` and first of ``b``."""
+    return torch.tensordot(*_promoted([a, b]), dims=axes)
+
+
+@register("_npi_tensordot", inputs=("a", "b"), params=dict(a_axes_summed=Shape(), b_axes_summed=Shape()))
+def npi_tensordot(a, b, *, a_axes_summed, b_axes_summed):
+    """``np.tensordot`` over the given pairs of axes."""
+    return torch.tensordot(*_promoted([a, b]), dims=(list(a_axes_summed), list(b_axes_summed)))
+
+
+@register("_np_copy")
+def np_copy(data):
+    """``np.copy``: new memory."""
+    return data.clone()
+
+
+@register("_npi_diff", inputs=("a",), params=dict(n=Int(1), axis=Int(-1)))
+def npi_diff(a, *, n, axis):
+    """``np.diff``: the ``n``-th differences along ``axis``."""
+    return torch.diff(a, n=n, dim=axis) if n else a.clone()
+
+
+@register("_npi_rot90", params=dict(k=Int(1), axes=Shape((0, 1))))
+def npi_rot90(data, *, k, axes):
+    """``np.rot90``: ``k`` quarter turns in the plane of ``axes``."""
+    return torch.rot90(data, k, list(axes)).clone()
+
+
+@register("_npi_nan_to_num", params=dict(copy=Bool(True), nan=Float(0.0), posinf=Float(None), neginf=Float(None)))
+def npi_nan_to_num(data, *, copy, nan, posinf, neginf):
+    """``np.nan_to_num``: NaN to ``nan``, infinities to ``posinf``/``neginf`` (the dtype's extremes by default)."""
+    if not data.is_floating_point():
+        return data.clone()
+    return torch.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf)
