@@ -89,6 +89,8 @@ case("roll", "np.roll(a, 1) + np.roll(a, 2, axis=1)", a=A)
 case("tensordots", "np.tensordot(a, c, 1).sum() + np.tensordot(a, c, ((1,), (0,))).sum() + np.inner(a, b).sum() "
      "+ np.outer(a, b).sum() + np.vdot(a, b)", a=A, b=B, c=u(3, 4))
 case("copy_diff_rot", "np.copy(a)[:, 1:] + np.diff(a) + np.rot90(s)[:2, 1:] + np.nan_to_num(a)[:, :2]", a=A, s=S3)
+case("append_take", "np.append(a, b).sum() + np.append(a, b, axis=0).sum() + np.take(a, idx).sum()", a=A, b=B,
+     idx=onp.array([0, 4, 5], dtype="int32"), values=False)  # (MXNet's executor fails on this graph)
 case("random_uniform", "np.random.uniform(size=(2, 3))", values=False)
 case("random_normal", "np.random.normal(0, 1, size=(2, 3)) + a", values=False, a=A)
 

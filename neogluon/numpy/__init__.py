@@ -412,8 +412,6 @@ def stack(arrays, axis=0, out=None):
 def concatenate(seq, axis=0, out=None):
     """``np.concatenate`` along an existing axis (``axis=None``: of the flattened arrays)."""
     seq = list(seq)
-    if axis is None:
-        seq, axis = [s.reshape(-1) for s in seq], 0
     return _call("_npi_concatenate", seq, dict(axis=axis, num_args=len(seq)), out)
 
 
@@ -463,9 +461,9 @@ def flip(m, axis=None):
 
 def take(a, indices, axis=None, mode="raise", out=None):
     indices = _arr(indices, a)
-    if axis is None:
-        a, axis = a.reshape(-1), 0
-    return _call("take", (a, indices), dict(axis=axis, mode="clip" if mode == "raise" else mode), out)
+    if axis is None:  # the flattened array (MXNet's graph: _npx_reshape to -1)
+        a, axis = _call("_npx_reshape", (a,), dict(newshape=-1)), 0
+    return _call("take", (a, indices), dict(axis=axis, mode=mode), out)  # (raise: an error out of range, as MXNet)
 
 
 def diag(v, k=0):

@@ -161,10 +161,8 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
 
 
 def append(arr, values, axis=None):
-    np = _np()
-    if axis is None:
-        return np.concatenate([arr.reshape(-1), values.reshape(-1)], axis=0)
-    return np.concatenate([arr, values], axis=axis)
+    """``np.append``: one ``_npi_concatenate`` (of the flattened arrays when ``axis`` is None)."""
+    return _np().concatenate([arr, values], axis=axis)
 
 
 def column_stack(tup):

@@ -16,6 +16,7 @@ from ..base import torch_dtype
 from .registry import Bool, Float, Int, Shape, Str, Dtype, register
 from .random import _out_dtype, _check
 from .creation import device_of
+from .shape import IntOrNone
 
 __all__ = []
 
@@ -28,10 +29,14 @@ def _promoted(data):
     return [x if x.dtype is dt else x.to(dt) for x in data]
 
 
-@register("_npi_concatenate", variadic="num_args", params=dict(num_args=Int(), axis=Int(0), dim=Int(1)))
+@register("_npi_concatenate", variadic="num_args", params=dict(num_args=Int(), axis=IntOrNone(0), dim=Int(1)))
 def npi_concatenate(*data, num_args, axis, dim):
-    """``np.concatenate``: joined along an existing ``axis`` (dtypes promoted)."""
-    return torch.cat(_promoted(list(data)), dim=axis)
+    """``np.concatenate``: joined along an existing ``axis``, of the flattened arrays when
+    ``axis`` is None (dtypes promoted)."""
+    data = _promoted(list(data))
+    if axis is None:
+        return torch.cat([x.reshape(-1) for x in data])
+    return torch.cat(data, dim=axis)
 
 
 @register("_npi_stack", variadic="num_args", params=dict(axis=Int(0), num_args=Int()))
