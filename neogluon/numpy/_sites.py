@@ -109,8 +109,11 @@ def reduce_function(op, general):
     array); ``general`` for any argument."""
     rop = registry.get(op)
     entry = rop.entry({})
-    src = _REDUCE_SOURCE.format(run=registry.run_source(["a"], "        ", "_kernel", True))
-    return _compile(src, "fn", _scope(_op=rop, _entry=entry, _kernel=_entry_kernel(rop, entry), _general=general))
+    kernel = _entry_kernel(rop, entry)
+    fast = getattr(kernel, "float_kernel", None)  # the torch function for a floating-point input
+    src = _REDUCE_SOURCE.format(run=registry.run_source(
+        ["a"], "        ", "(_fast if _t0.is_floating_point() else _kernel)" if fast is not None else "_kernel", True))
+    return _compile(src, "fn", _scope(_op=rop, _entry=entry, _kernel=kernel, _fast=fast, _general=general))
 
 
 _GETITEM_SOURCE = '''
