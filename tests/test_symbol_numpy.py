@@ -112,3 +112,13 @@ def test_imperative_as_mxnet(name):
         want = data["out:%d" % i]
         assert type(o) is np.ndarray and str(o.dtype) == case["dtypes"][i] and o.shape == want.shape, i
         onp.testing.assert_allclose(o.asnumpy(), want, rtol=1e-5, atol=1e-5 if want.dtype != onp.uint8 else 1)
+
+
+def test_internal_functions_make_npi_nodes():
+    """``mx.sym.np._internal.<name>`` makes an ``_npi_<name>`` node, as MXNet's generated function does."""
+    s = mx.sym.var("a").as_np_ndarray()
+    for name, args, op in (("add", (s, s), "_npi_add"), ("exp", (s,), "_npi_exp"),
+                           ("multiply_scalar", (s,), "_npi_multiply_scalar")):
+        out = getattr(mx.sym.np._internal, name)(*args)
+        assert isinstance(out, mx.sym.np._Symbol)
+        assert json.loads(out.tojson())["nodes"][-1]["op"] == op

@@ -9,4 +9,4 @@ from ._symbol import _Symbol, frontend as _frontend
 
 __all__ = _frontend(globals(), _mxnp, "mxnet.symbol.numpy") + ["_Symbol"]
 
-from . import linalg, random  # noqa: E402,F401
+from . import linalg, random, _internal  # noqa: E402,F401
