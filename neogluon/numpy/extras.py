@@ -43,27 +43,24 @@ def array_equal(a1, a2, equal_nan=False):
     return bool(_np().all(_np().equal(a1, a2)).item())
 
 
+def _atleast(n, arys):
+    """Operator ``_np_atleast_<n>d``: one new array per input (the array itself for one input)."""
+    res = _ma.call("_np_atleast_%dd" % n, list(arys), dict(num_args=len(arys)))
+    if len(arys) == 1:
+        return res[0] if isinstance(res, list) else res
+    return list(res)
+
+
 def atleast_1d(*arys):
-    res = [a.reshape(1) if a.ndim == 0 else a for a in arys]
-    return res[0] if len(res) == 1 else res
+    return _atleast(1, arys)
 
 
 def atleast_2d(*arys):
-    res = [a.reshape(1, -1) if a.ndim < 2 else a for a in arys]
-    return res[0] if len(res) == 1 else res
+    return _atleast(2, arys)
 
 
 def atleast_3d(*arys):
-    res = []
-    for a in arys:
-        if a.ndim == 0:
-            a = a.reshape(1, 1, 1)
-        elif a.ndim == 1:
-            a = a.reshape(1, -1, 1)
-        elif a.ndim == 2:
-            a = _np().expand_dims(a, 2)
-        res.append(a)
-    return res[0] if len(res) == 1 else res
+    return _atleast(3, arys)
 
 
 def _slice(ndim, axis, s):

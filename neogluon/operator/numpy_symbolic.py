@@ -275,3 +275,26 @@ def npi_nan_to_num(data, *, copy, nan, posinf, neginf):
     if not data.is_floating_point():
         return data.clone()
     return torch.nan_to_num(data, nan=nan, posinf=posinf, neginf=neginf)
+
+
+# ----------------------------------------------------------------------------- at least n dimensions
+def _atleast(fn):
+    def impl(*arys, num_args):
+        res = tuple(fn(a) for a in arys)
+        return res[0] if len(res) == 1 else res
+    impl.__doc__ = "One output per input, with at least the dimensions (NumPy's rule for where they go)."
+    return impl
+
+
+def _at_least_3d(a):
+    if a.dim() == 0:
+        return a.reshape(1, 1, 1)
+    if a.dim() == 1:
+        return a.reshape(1, -1, 1)
+    return a.unsqueeze(-1) if a.dim() == 2 else a
+
+
+for _n, _fn in (("1d", lambda a: a.reshape(1) if a.dim() == 0 else a),
+                ("2d", lambda a: a.reshape(1, -1) if a.dim() < 2 else a), ("3d", _at_least_3d)):
+    register("_np_atleast_" + _n, variadic="num_args", params=dict(num_args=Int()), aliasing=True,
+             num_outputs=lambda attrs: attrs["num_args"])(_atleast(_fn))
