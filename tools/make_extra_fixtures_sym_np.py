@@ -92,6 +92,7 @@ case("copy_diff_rot", "np.copy(a)[:, 1:] + np.diff(a) + np.rot90(s)[:2, 1:] + np
 case("append_take", "np.append(a, b).sum() + np.append(a, b, axis=0).sum() + np.take(a, idx).sum()", a=A, b=B,
      idx=onp.array([0, 4, 5], dtype="int32"), values=False)  # (MXNet's executor fails on this graph)
 case("atleast", "np.atleast_1d(a).sum() + np.atleast_2d(a, b)[1].sum() + np.atleast_3d(a)", a=A, b=B)
+case("average", "np.average(a) + np.average(a, axis=1, weights=w).sum()", a=A, w=u(3, lo=0.5, hi=2))
 case("random_uniform", "np.random.uniform(size=(2, 3))", values=False)
 case("random_normal", "np.random.normal(0, 1, size=(2, 3)) + a", values=False, a=A)
 

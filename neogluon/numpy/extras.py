@@ -226,18 +226,12 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 
 def average(a, axis=None, weights=None, returned=False, out=None):
-    np = _np()
+    """``np.average`` (operator ``_npi_average``); with ``returned``, also the weights' sum."""
     if weights is None:
-        avg = np.mean(a, axis=axis)
-        total = a.size if axis is None else a.shape[axis]
-        return (avg, np.full(avg.shape, total, dtype=avg.dtype)) if returned else avg
-    if axis is not None and weights.ndim == 1 and a.ndim > 1:
-        shape = [1] * a.ndim
-        shape[axis] = -1
-        weights = weights.reshape(shape)
-    wsum = np.sum(np.broadcast_to(weights, a.shape), axis=axis)
-    avg = np.true_divide(np.sum(np.multiply(a, weights), axis=axis), wsum)
-    return (avg, wsum) if returned else avg
+        res = _ma.call("_npi_average", (a,), dict(axis=axis, returned=returned, weighted=False))
+    else:
+        res = _ma.call("_npi_average", (a, weights), dict(axis=axis, returned=returned))
+    return tuple(res) if returned else res  # (avg, sum of weights), as NumPy gives
 
 
 def ptp(a, axis=None, keepdims=False):

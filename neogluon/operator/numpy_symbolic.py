@@ -298,3 +298,30 @@ for _n, _fn in (("1d", lambda a: a.reshape(1) if a.dim() == 0 else a),
                 ("2d", lambda a: a.reshape(1, -1) if a.dim() < 2 else a), ("3d", _at_least_3d)):
     register("_np_atleast_" + _n, variadic="num_args", params=dict(num_args=Int()), aliasing=True,
              num_outputs=lambda attrs: attrs["num_args"])(_atleast(_fn))
+
+
+# ----------------------------------------------------------------------------- average
+@register("_npi_average", inputs=lambda attrs: ("a", "weights") if attrs["weighted"] else ("a",),
+          params=dict(axis=Shape(None), returned=Bool(False), weighted=Bool(True)),
+          num_outputs=lambda attrs: 2 if attrs["returned"] else 1)
+def npi_average(a, weights=None, *, axis, returned, weighted):
+    """``np.average``: the mean (integers average into float32), or with ``weights`` (1-d
+    weights lie along ``axis``) the weighted mean; with ``returned`` also the sum of the weights
+    (the count without weights)."""
+    dims = tuple(range(a.dim())) if axis is None else tuple(x % max(a.dim(), 1) for x in axis)
+    if not weighted:
+        work = a if a.is_floating_point() else a.to(torch.float32)
+        avg = torch.mean(work, dim=dims) if dims else work.clone()
+        count = 1
+        for d in dims:
+            count *= a.shape[d]
+        return (avg, torch.full(avg.shape, count, dtype=avg.dtype, device=avg.device)) if returned else avg
+    w = weights
+    if axis is not None and w.dim() == 1 and a.dim() > 1:
+        shape = [1] * a.dim()
+        shape[dims[0]] = -1
+        w = w.reshape(shape)
+    a, w = _promoted([a, w])
+    wsum = torch.broadcast_to(w, a.shape).sum(dims)
+    avg = torch.true_divide((a * w).sum(dims), wsum)
+    return (avg, wsum) if returned else avg
