@@ -4,6 +4,7 @@
 parameters, data, and MXNet's losses, final parameters and outputs after three SGD steps,
 imperatively and hybridized; the same source (``gluon_net.py.txt``) trains here.
 """
+import json
 import os
 
 import numpy as onp
@@ -226,3 +227,61 @@ def test_dataloader_and_losses_give_np_arrays():
     loss = gluon.loss.L2Loss()(np.ones((4, 1)), yb)
     assert isinstance(loss, np.ndarray) and loss.shape == (4,)
     onp.testing.assert_allclose(loss.asnumpy(), 0.5 * (1 - onp.arange(4)) ** 2)
+
+
+# ---------------------------------------------------------------- MXNet 2's flat rnn_param
+_MX2_PARAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "extra", "numpy")
+
+
+def _mx2_case(name):
+    rec = onp.load(os.path.join(_MX2_PARAMS, "rnn_param_mx2_%s.npz" % name))
+    spec = json.loads(str(rec["spec"]))
+    layer = getattr(mx.gluon.rnn, spec["kind"])(**spec["kwargs"])
+    if spec["wrapped"]:
+        net = mx.gluon.nn.HybridSequential()
+        net.add(layer, mx.gluon.nn.Dense(2, flatten=False, in_units=4))
+        return net, rec, spec
+    return layer, rec, spec
+
+
+@pytest.mark.parametrize("name", ["lstm2", "gru_bi", "rnn_tanh", "lstm_in_net"])
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_mx2_rnn_param_file_loads(name, hybridize):
+    """A parameter file of MXNet 2.0.0b1 (one flat ``rnn_param`` per recurrent layer) loads
+    with ``load_parameters`` and gives MXNet 2's outputs (tools/make_fixtures_rnn_param_mx2.py)."""
+    npx.set_np()
+    try:
+        net, rec, _ = _mx2_case(name)
+        net.load_parameters(os.path.join(_MX2_PARAMS, "rnn_param_mx2_%s.params" % name))
+        if hybridize:
+            net.hybridize()
+        out = net(np.array(rec["x"]))
+        onp.testing.assert_allclose(out.asnumpy(), rec["out"], rtol=1e-5, atol=1e-6)
+    finally:
+        npx.reset_np()
+
+
+def test_mx2_rnn_param_dict_and_errors():
+    """``load_dict`` takes the flat key too, a deferred input size is read from its length,
+    and a vector of the wrong length names the file and the layer."""
+    npx.set_np()
+    try:
+        _, rec, spec = _mx2_case("lstm2")
+        with onp.load(os.path.join(_MX2_PARAMS, "rnn_param_mx2_lstm2.params")) as z:  # MXNet 2 writes an .npz
+            loaded = {k: np.array(z[k]) for k in z.files}
+        kwargs = dict(spec["kwargs"])
+        kwargs.pop("input_size")  # deferred: (16, 0) for the first layer's i2h weight
+        layer = mx.gluon.rnn.LSTM(**kwargs)
+        layer.load_dict(loaded)
+        onp.testing.assert_allclose(layer(np.array(rec["x"])).asnumpy(), rec["out"], rtol=1e-5, atol=1e-6)
+        with pytest.raises(mx.MXNetError, match="rnn_param of 7 values"):
+            mx.gluon.rnn.LSTM(**spec["kwargs"]).load_dict({"rnn_param": np.zeros((7,))})
+    finally:
+        npx.reset_np()
+
+
+def test_corrupt_npz_parameter_file_names_the_file(tmp_path):
+    bad = tmp_path / "broken.params"
+    bad.write_bytes(b"PK\x03\x04 not really a zip archive")
+    with pytest.raises(mx.MXNetError, match="broken.params"):
+        mx.gluon.rnn.LSTM(4, input_size=3).load_parameters(str(bad))

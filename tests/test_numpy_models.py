@@ -4,7 +4,8 @@
 d2l book's pieces (its own code, d2l 1.0.3): linear regression from scratch and concise,
 softmax regression, RNN language models from scratch and concise, a two-layer GRU, the
 seq2seq encoder, additive and dot-product attention, multi-head attention with positional
-encoding, a Transformer encoder and BERT (masked LM + next sentence). MXNet 1.9.1 trained
+encoding, a Transformer encoder, BERT (masked LM + next sentence), LeNet, the Gluon crash
+course's LeNet and ResNet-18 (the book's topology at an eighth of its width). MXNet 1.9.1 trained
 each for three SGD steps on one synthetic batch from recorded parameters
 (``tools/make_extra_fixtures_numpy_models.py``); the same source runs here.
 """

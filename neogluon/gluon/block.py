@@ -118,6 +118,22 @@ def _gather_type_ctx_info(args):
 
 
 # ---------------------------------------------------------------------- Block
+def _load_parameter_file(filename):
+    """MXNet's NDArray file, or the ``.npz`` that MXNet 2.0's ``save_parameters`` writes under
+    ``npx.set_np()`` (a zip of ``.npy`` arrays): structural name -> NDArray."""
+    with open(filename, "rb") as f:
+        zipped = f.read(4) == b"PK\x03\x04"
+    if not zipped:
+        return ndarray.load(filename)
+    import zipfile
+    try:
+        with np.load(filename, allow_pickle=False) as arrays:
+            return {k: ndarray.array(arrays[k], dtype=arrays[k].dtype) for k in arrays.files}
+    except (ValueError, OSError, zipfile.BadZipFile) as e:
+        raise MXNetError("Invalid parameter file '%s': a zip archive, but not the .npz of arrays MXNet 2 "
+                         "writes (%s)" % (filename, e)) from None
+
+
 class Block:
     """Base class for all neural network layers and models (``mx.gluon.Block``).
 
@@ -241,9 +257,10 @@ class Block:
                         dtype_source="current", device=None):
         """Load parameters saved by ``save_parameters`` (or, with full-prefix names, by ``save_params``)."""
         ctx = _pick_ctx(ctx, device)
-        loaded = ndarray.load(filename)
+        loaded = _load_parameter_file(filename)
         if isinstance(loaded, list):
             raise ValueError("Parameter file '%s' holds an unnamed list of arrays, not parameters by name" % filename)
+        loaded = self._expand_packed(loaded, "", "file '%s'" % filename)
         params = self._collect_params_with_prefix()
         if not loaded and not params:
             return
@@ -254,11 +271,19 @@ class Block:
         self._load_structural(loaded, params, "file '%s'" % filename, ctx, allow_missing, ignore_extra,
                               cast_dtype, dtype_source)
 
+    def _expand_packed(self, loaded, prefix, where):
+        """``loaded`` (structural name -> array) with packed parameters of MXNet 2 (a recurrent
+        layer's one flat ``rnn_param``) split into this block's own; the children's too."""
+        for name, child in self._children.items():
+            loaded = child._expand_packed(loaded, prefix + name + ".", where)
+        return loaded
+
     def load_dict(self, param_dict, ctx=None, allow_missing=False, ignore_extra=False, cast_dtype=False,
                   dtype_source="current", device=None):
         """Load parameters from a dict of structural names (``features.0.weight``) or full names to NDArrays."""
         ctx = _pick_ctx(ctx, device)
         values = {k: v._reduce() if isinstance(v, Parameter) else v for k, v in param_dict.items()}
+        values = self._expand_packed(values, "", "the dict")
         self._load_structural(self._as_structural(values, getattr(param_dict, "prefix", None)),
                               self._collect_params_with_prefix(), "the dict", ctx, allow_missing, ignore_extra,
                               cast_dtype, dtype_source)

@@ -26,10 +26,12 @@ import warnings
 import torch
 
 from ..base import MXNetError, NotImplementedForSymbol
-from ..core import STATE as _STATE, set_tracing as _set_tracing
+from ..core import STATE as _STATE, TRACING as _TRACING, set_tracing as _set_tracing
 from ..executor import compile_graph, inductor
 from ..ndarray.indexing import GETITEM as _GETITEM, _INT_KEYS
 from ..ndarray.ndarray import NDArray
+from ..np_mode import FLAGS as _NP_FLAGS
+from ..numpy.multiarray import ndarray as _np_ndarray
 from ..operator import registry
 from ..symbol import Symbol
 from ..symbol.symbol import create as _create_symbol
@@ -249,6 +251,46 @@ class Traced(NDArray):
         raise NotImplementedForSymbol(op_nd, None, other)
 
 
+class TracedNp(Traced, _np_ndarray):
+    """A :class:`Traced` array under ``npx.set_np()``: an ``mx.np.ndarray`` standing for a
+    Symbol. Its arithmetic, ``x[key]`` and NumPy methods are those of MXNet's np symbols
+    (the Symbol's own, see ``symbol.py`` and ``numpy/_symbol_methods.py``: ``_npi_add``,
+    ``slice`` + ``_npx_reshape``, ``_np_sum``, ...), so a traced ``forward`` exports the graph
+    ``hybrid_forward(F, ...)`` gives in MXNet 1.9.1; ``mx.np``/``mx.npx`` functions on it trace
+    through ``Operator.call`` as on any Traced array."""
+    __slots__ = ()
+
+
+def _via_symbol(name):
+    def method(self, *args, **kwargs):
+        hook = _TRACING.hook
+        args = [a._sym if isinstance(a, Traced) else hook.symbol_of(a, _NAMED(name))
+                if isinstance(a, NDArray) and hook is not None else a for a in args]
+        return wrap_traced(getattr(self._sym, name)(*args, **kwargs))
+    method.__name__ = name
+    return method
+
+
+class _NAMED:  # pylint: disable=too-few-public-methods
+    """A stand-in operator for symbol_of's error message."""
+    def __init__(self, name):
+        self.name = name
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+              "__div__", "__rdiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__neg__", "__eq__", "__ne__",
+              "__gt__", "__ge__", "__lt__", "__le__", "__getitem__", "reshape", "transpose", "sum", "mean", "prod",
+              "max", "min", "flatten", "squeeze", "argmax", "argmin"):
+    setattr(TracedNp, _name, _via_symbol(_name))
+TracedNp.T = property(lambda self: wrap_traced(self._sym.T))
+TracedNp.__hash__ = NDArray.__hash__  # hashable as a Traced array is (mx.np.ndarray is not)
+
+
+def _traced(sym):
+    """The Traced array of a Symbol: an ``mx.np`` one under ``npx.set_np()``."""
+    return TracedNp(sym) if _NP_FLAGS.array else Traced(sym)
+
+
 class _Tracer:
     """The tracing hook of ``Operator.call``: operator calls become Symbol nodes."""
 
@@ -277,7 +319,7 @@ class _Tracer:
                              % (self.block_name, op.name))
         syms = [self.symbol_of(x, op) for x in inputs]
         res = _create_symbol(op, syms, dict(kwargs), None, None, op.name)
-        outs = [Traced(s) for s in res]
+        outs = [_traced(s) for s in res]
         return outs[0] if len(outs) == 1 else outs
 
 
@@ -334,7 +376,7 @@ def tracing(block_name, params):
 def wrap_traced(out):
     """Symbols (nested) -> Traced arrays."""
     if isinstance(out, Symbol):
-        return Traced(out)
+        return _traced(out)
     if isinstance(out, (list, tuple)):
         return type(out)(wrap_traced(o) for o in out)
     return out

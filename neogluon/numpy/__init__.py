@@ -121,7 +121,8 @@ def identity(n, dtype=None, ctx=None, device=None):
 
 
 def copy(a):
-    return _arr(a).copy()
+    """A copy in new memory (operator ``_np_copy``)."""
+    return _call("_np_copy", (_arr(a),))
 
 
 def _asarray(a, dtype=None, ctx=None, device=None):
@@ -208,8 +209,8 @@ def _sigmoid(x):
 
 def clip(a, a_min, a_max, out=None):
     """``np.clip`` (None for an open bound)."""
-    lo = -_onp.inf if a_min is None else float(a_min)
-    hi = _onp.inf if a_max is None else float(a_max)
+    lo = -_onp.inf if a_min is None else a_min if type(a_min) in (int, float) else float(a_min)  # as given:
+    hi = _onp.inf if a_max is None else a_max if type(a_max) in (int, float) else float(a_max)  # MXNet's attribute
     return _call("clip", (a,), dict(a_min=lo, a_max=hi), out)
 
 
@@ -217,6 +218,9 @@ def where(condition, x=None, y=None):
     """``np.where(cond, x, y)`` with broadcasting and promotion (x, y may be scalars)."""
     if x is None and y is None:
         return nonzero(condition)
+    if isinstance(x, (_NDArray, _Symbol)) and isinstance(y, (_NDArray, _Symbol)) \
+            and isinstance(condition, (_NDArray, _Symbol)):
+        return _call("_npi_where", (condition, x, y))  # broadcast and promoted by the operator
     ref = next((v for v in (condition, x, y) if isinstance(v, _NDArray)), None)
     c, a, b = (_arr(v, ref) for v in (condition, x, y))
     shape = _onp.broadcast_shapes(c.shape, a.shape, b.shape)
@@ -235,7 +239,7 @@ def nonzero(a):
 
 
 # ---------------------------------------------------------------------- reductions
-def _reduce(name, op, has_dtype=True):
+def _reduce(name, op, has_dtype=True, always=False):
     operator = _registry.get(op)
 
     def fn(a, axis=None, dtype=None, out=None, keepdims=False, initial=None):
@@ -243,7 +247,12 @@ def _reduce(name, op, has_dtype=True):
             if isinstance(a, _Symbol):
                 return _call(op, (a,))  # a graph node without attributes, as MXNet writes it
             return _np(operator.call((a,)))  # a.sum(): the operator's plain entry
-        attrs = dict(axis=axis, keepdims=keepdims)  # (dtype and initial only when given, as MXNet writes them)
+        attrs = dict(axis=axis, keepdims=keepdims) if always else {}  # (else only what is given, as MXNet writes)
+        if not always:
+            if axis is not None:
+                attrs["axis"] = axis
+            if keepdims:
+                attrs["keepdims"] = True
         if has_dtype:
             if dtype is not None:
                 attrs["dtype"] = _onp.dtype(dtype).name
@@ -259,7 +268,7 @@ def _reduce(name, op, has_dtype=True):
 
 sum = _reduce("sum", "_np_sum")  # pylint: disable=redefined-builtin
 prod = _reduce("prod", "_np_prod")
-mean = _reduce("mean", "_npi_mean")
+mean = _reduce("mean", "_npi_mean", always=True)  # (MXNet's mean writes axis and keepdims)
 _max, _min = _reduce("max", "_np_max", False), _reduce("min", "_np_min", False)
 
 
@@ -277,16 +286,18 @@ amax, amin = max, min
 
 
 def argmax(a, axis=None, out=None):
-    return _call("_npi_argmax", (a,), dict(axis=axis), out)
+    return _call("_npi_argmax", (a,), dict(axis=axis, keepdims=False), out)
 
 
 def argmin(a, axis=None, out=None):
-    return _call("_npi_argmin", (a,), dict(axis=axis), out)
+    return _call("_npi_argmin", (a,), dict(axis=axis, keepdims=False), out)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
     """The one ``_np_cumsum`` operator (legacy ``mx.nd.cumsum`` too), with NumPy's axis and
     dtype rules applied here: a negative axis counts from the end, booleans sum as int64."""
+    if isinstance(a, _Symbol):  # a graph node: the attributes as given, as MXNet writes them
+        return _call("_np_cumsum", (a,), dict(axis=axis) if dtype is None else dict(axis=axis, dtype=dtype))
     if axis is not None and axis < 0:
         axis += a.ndim
     if dtype is None and a.dtype == _onp.bool_:
@@ -294,14 +305,21 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return _call("_np_cumsum", (a,), dict(axis=axis, dtype=None if dtype is None else _onp.dtype(dtype).name), out)
 
 
+def _moment(op, a, axis, dtype, out, ddof, keepdims):
+    attrs = dict(axis=axis, ddof=ddof, keepdims=keepdims)  # (dtype only when given, as MXNet writes it)
+    if dtype is not None:
+        attrs["dtype"] = _onp.dtype(dtype).name
+    return _call(op, (a,), attrs, out)
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    m = mean(a, axis=axis, keepdims=True)
-    return mean(square(subtract(a, m)), axis=axis, keepdims=keepdims) * (1 if not ddof else 1) \
-        if not ddof else sum(square(subtract(a, m)), axis=axis, keepdims=keepdims) / (_count(a, axis) - ddof)
+    """``np.var`` (operator ``_npi_var``): an integer array's variance is truncated to its dtype."""
+    return _moment("_npi_var", a, axis, dtype, out, ddof, keepdims)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    return sqrt(var(a, axis, dtype, None, ddof, keepdims))  # noqa: F821
+    """``np.std`` (operator ``_npi_std``): an integer array's deviation is truncated to its dtype."""
+    return _moment("_npi_std", a, axis, dtype, out, ddof, keepdims)
 
 
 def _count(a, axis):
@@ -314,12 +332,19 @@ def _count(a, axis):
     return n
 
 
+def _given(**attrs):
+    """The attributes a call was given (not None, not False), as MXNet's generated functions write them."""
+    return {k: v for k, v in attrs.items() if v is not None and v is not False}
+
+
 def any(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
-    return greater(sum(not_equal(a, 0).astype("int64"), axis=axis, keepdims=keepdims), 0)
+    """``np.any`` (operator ``_np_any``): a boolean array."""
+    return _call("_np_any", (a,), _given(axis=axis, keepdims=keepdims), out)
 
 
 def all(a, axis=None, out=None, keepdims=False):  # pylint: disable=redefined-builtin
-    return equal(sum(equal(a, 0).astype("int64"), axis=axis, keepdims=keepdims), 0)
+    """``np.all`` (operator ``_np_all``): a boolean array."""
+    return _call("_np_all", (a,), _given(axis=axis, keepdims=keepdims), out)
 
 
 # ---------------------------------------------------------------------- shapes
@@ -329,7 +354,7 @@ def reshape(a, newshape, order="C"):
         raise NotImplementedError("np.reshape: only order='C' is supported (as in MXNet)")
     shape = _shape(newshape)
     if isinstance(a, _Symbol):  # a graph node: its size is known when the graph runs
-        return _call("_np_reshape", (a,), dict(newshape=shape, order=order))
+        return _call("_np_reshape", (a,), dict(newshape=shape))
     if _builtins.any(d < -1 for d in shape) or _builtins.sum(1 for d in shape if d == -1) > 1:
         raise _MXNetError("np.reshape: invalid shape %s for an array of shape %s" % (shape, a.shape))
     if isinstance(a, ndarray) and 0 in shape and a.size:
@@ -340,7 +365,7 @@ def reshape(a, newshape, order="C"):
             known *= d
     if -1 not in shape and known != a.size or -1 in shape and (known == 0 or a.size % known):
         raise _MXNetError("np.reshape: cannot reshape array of size %d into shape %s" % (a.size, shape))
-    return _call("_np_reshape", (a,), dict(newshape=shape, order=order))
+    return _call("_np_reshape", (a,), dict(newshape=shape))  # (order='C' is not written, as in MXNet)
 
 
 def transpose(a, axes=None):
@@ -367,30 +392,27 @@ def squeeze(a, axis=None):
 
 
 def ravel(x, order="C"):
-    return reshape(x, -1)
+    """The flattened array (``_npx_reshape`` to -1, as MXNet's graph has it)."""
+    return _call("_npx_reshape", (x,), dict(newshape=-1))
 
 
 def broadcast_to(array, shape):  # pylint: disable=redefined-outer-name
-    if not shape:
+    """``np.broadcast_to`` (operator ``_npi_broadcast_to``: missing leading axes are 1)."""
+    if not shape and not isinstance(array, _Symbol):
         return array.reshape(()) if array.size == 1 else broadcast_to(array, (1,))
-    shape = _shape(shape)
-    if array.ndim < len(shape):  # NumPy's rule: missing leading axes are 1
-        array = array.reshape((1,) * (len(shape) - array.ndim) + array.shape)
-    return _call("broadcast_to", (array,), dict(shape=_shape(shape)))
+    return _call("_npi_broadcast_to", (array,), dict(shape=_shape(shape)))
 
 
 def stack(arrays, axis=0, out=None):
     """``np.stack`` of a list of arrays (a new axis)."""
     arrays = list(arrays)
-    return _call("stack", arrays, dict(axis=axis, num_args=len(arrays)), out)
+    return _call("_npi_stack", arrays, dict(axis=axis, num_args=len(arrays)), out)
 
 
 def concatenate(seq, axis=0, out=None):
     """``np.concatenate`` along an existing axis (``axis=None``: of the flattened arrays)."""
     seq = list(seq)
-    if axis is None:
-        seq, axis = [s.reshape(-1) for s in seq], 0
-    return _call("Concat", seq, dict(dim=axis, num_args=len(seq)), out)
+    return _call("_npi_concatenate", seq, dict(axis=axis, num_args=len(seq)), out)
 
 
 def vstack(arrays, out=None):
@@ -427,7 +449,9 @@ def _symbolic(x):
 def _split(ary, indices, axis, sections):
     """The parts of ``_split_v2`` as a list (one part too; on Symbols, the Symbols of its
     outputs, as MXNet's symbolic split gives)."""
-    res = _call("_split_v2", (ary,), dict(indices=tuple(indices), axis=axis, squeeze_axis=False, sections=sections))
+    # MXNet writes the indices of a graph node as a list ('[]', '[0, 2]')
+    indices = list(indices) if _symbolic(ary) else tuple(indices)
+    res = _call("_split_v2", (ary,), dict(indices=indices, axis=axis, squeeze_axis=False, sections=sections))
     if isinstance(res, _Symbol):
         n = len(res.list_outputs())
         return [res[i] for i in range(n)] if n > 1 else [res]
@@ -443,20 +467,20 @@ def repeat(a, repeats, axis=None):
 
 
 def flip(m, axis=None):
-    axes = range(m.ndim) if axis is None else ((axis,) if isinstance(axis, int) else axis)
-    return m[tuple(slice(None, None, -1) if i in [x % m.ndim for x in axes] else slice(None)
-                   for i in range(m.ndim))]
+    """``np.flip`` along ``axis`` (all axes by default; operator ``_npi_flip``)."""
+    return _call("_npi_flip", (m,), dict(axis=axis))
 
 
 def take(a, indices, axis=None, mode="raise", out=None):
     indices = _arr(indices, a)
-    if axis is None:
-        a, axis = a.reshape(-1), 0
-    return _call("take", (a, indices), dict(axis=axis, mode="clip" if mode == "raise" else mode), out)
+    if axis is None:  # the flattened array (MXNet's graph: _npx_reshape to -1)
+        a, axis = _call("_npx_reshape", (a,), dict(newshape=-1)), 0
+    return _call("take", (a, indices), dict(axis=axis, mode=mode), out)  # (raise: an error out of range, as MXNet)
 
 
 def diag(v, k=0):
-    return _call("diag", (v,), dict(k=k))
+    """``np.diag`` (operator ``_np_diag``)."""
+    return _call("_np_diag", (v,), _given(k=k or None))
 
 
 def sort(a, axis=-1, kind=None, order=None):
@@ -469,60 +493,37 @@ def argsort(a, axis=-1, kind=None, order=None):
 
 # ---------------------------------------------------------------------- products
 def dot(a, b, out=None):
-    """``np.dot``: scalars multiply, 1-d by 1-d is a 0-d inner product, else ``tensordot`` over
-    the last axis of ``a`` and the second-to-last of ``b``."""
-    if a.ndim == 0 or b.ndim == 0:
-        return multiply(a, b)
-    if b.ndim == 1:
-        return tensordot(a, b, ((a.ndim - 1,), (0,)))
-    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 2,)))
+    """``np.dot`` (operator ``_np_dot``): scalars multiply, 1-d by 1-d is a 0-d inner product,
+    else a sum over the last axis of ``a`` and the second-to-last of ``b``."""
+    return _call("_np_dot", (_arr(a, b if isinstance(b, _NDArray) else None), _arr(b, a)), None, out)
 
 
 def tensordot(a, b, axes=2):
-    """``np.tensordot`` as transposes, a 2-d ``dot`` and a reshape."""
+    """``np.tensordot`` (operators ``_npi_tensordot_int_axes`` and ``_npi_tensordot``)."""
     if isinstance(axes, int):
-        axes = (list(range(a.ndim - axes, a.ndim)), list(range(axes)))
-    ax_a = [x % a.ndim for x in ((axes[0],) if isinstance(axes[0], int) else axes[0])]
-    ax_b = [x % b.ndim for x in ((axes[1],) if isinstance(axes[1], int) else axes[1])]
-    free_a = [i for i in range(a.ndim) if i not in ax_a]
-    free_b = [i for i in range(b.ndim) if i not in ax_b]
-    k = 1
-    for i in ax_a:
-        k *= a.shape[i]
-    at = transpose(a, free_a + ax_a).reshape(-1, k)
-    bt = transpose(b, ax_b + free_b).reshape(k, -1)
-    r = _call("dot", (at, bt))
-    return r.reshape(tuple(a.shape[i] for i in free_a) + tuple(b.shape[i] for i in free_b))
+        return _call("_npi_tensordot_int_axes", (a, b), dict(axes=axes))
+    summed = [(x,) if isinstance(x, int) else tuple(x) for x in axes]
+    return _call("_npi_tensordot", (a, b), dict(a_axes_summed=summed[0], b_axes_summed=summed[1]))
 
 
 def matmul(a, b, out=None):
-    """``np.matmul``: batched over leading axes (broadcast), 1-d operands promoted and squeezed."""
-    a1, b1 = a.ndim == 1, b.ndim == 1
-    if a1:
-        a = expand_dims(a, 0)
-    if b1:
-        b = expand_dims(b, 1)
-    if a.ndim == 2 and b.ndim == 2:
-        r = _call("dot", (a, b))
-    else:
-        batch = tuple(_onp.broadcast_shapes(a.shape[:-2], b.shape[:-2]))
-        a = broadcast_to(a, batch + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
-        b = broadcast_to(b, batch + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
-        r = _call("batch_dot", (a, b))
-        r = r.reshape(batch + r.shape[-2:])
-    if a1:
-        r = squeeze(r, -2)
-    if b1:
-        r = squeeze(r, -1)
-    return r
+    """``np.matmul`` (operator ``_npi_matmul``): batched over leading axes (broadcast), 1-d
+    operands promoted and squeezed."""
+    return _call("_npi_matmul", (a, b), None, out)
 
 
 def inner(a, b):
-    return tensordot(a, b, ((a.ndim - 1,), (b.ndim - 1,)))
+    """``np.inner``: a sum over the last axes (``_npi_tensordot``)."""
+    return tensordot(a, b, ((-1,), (-1,)))
+
+
+def _flat(a):
+    return _call("_np_reshape", (a,), dict(newshape=(-1,), order="C"))
 
 
 def outer(a, b):
-    return multiply(a.reshape(-1, 1), b.reshape(1, -1))
+    """``np.outer`` of the flattened arrays (``_npi_tensordot_int_axes`` with 0 axes)."""
+    return tensordot(_flat(a), _flat(b), 0)
 
 
 def einsum(subscripts, *operands, **kwargs):
@@ -545,24 +546,23 @@ def size(a, axis=None):
 
 
 def around(x, decimals=0, out=None):
-    if decimals:
-        return divide(rint(multiply(x, 10.0 ** decimals)), 10.0 ** decimals)  # noqa: F821
-    return rint(x)  # noqa: F821
+    """``np.around`` (operator ``_npi_around``): half to even at ``decimals`` places."""
+    return _call("_npi_around", (x,), dict(decimals=decimals), out)
 
 
 round = round_ = around  # pylint: disable=redefined-builtin
 
 
-def isnan(x):
-    return not_equal(x, x)
+def isnan(x, out=None, **kwargs):
+    return _call("_npi_isnan", (_arr(x),), None, out)
 
 
-def isinf(x):
-    return equal(absolute(x), _onp.inf)  # noqa: F821
+def isinf(x, out=None, **kwargs):
+    return _call("_npi_isinf", (_arr(x),), None, out)
 
 
-def isfinite(x):
-    return logical_not(_logical_or(isnan(x), isinf(x)))  # noqa: F821
+def isfinite(x, out=None, **kwargs):
+    return _call("_npi_isfinite", (_arr(x),), None, out)
 
 
 from .extras import *  # noqa: E402,F401,F403  (more functions, compositions of the above)
@@ -574,6 +574,7 @@ from . import arrayprint, io, stride_tricks, function_base, utils  # noqa: E402
 from .arrayprint import set_printoptions  # noqa: E402,F401
 from .io import genfromtxt  # noqa: E402,F401
 from .stride_tricks import broadcast_arrays  # noqa: E402,F401
+from . import _sites  # noqa: E402
 from . import _symbol_methods  # noqa: E402,F401  (x.reshape(), x.T, x.sum(), ... of symbols under set_np())
 from . import fallback  # noqa: E402  (NumPy's own functions, run as MXNet runs them)
 for _name in fallback.OWN:
@@ -588,6 +589,7 @@ for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum",
               "diag", "flip", "sign", "square"):
     setattr(ndarray, _name, globals()[_name])
 ndarray.sigmoid = _sigmoid
+_sites.install(globals())  # the hot call sites, generated from the registry's template (see _sites)
 for _name in ("relu", "softmax", "log_softmax", "topk", "pick", "slice"):
     delattr(ndarray, _name)
 

@@ -46,11 +46,53 @@ def _arg(op):
     return method
 
 
+def _around(self, decimals=0, out=None, **kwargs):
+    return _call("_npi_around", (self,), dict(decimals=decimals))
+
+
+def _argsort(self, axis=-1, kind=None, order=None):
+    return _call("argsort", (self,), dict(axis=axis, is_ascend=True, dtype="int64"))
+
+
+def _cumsum(self, axis=None, dtype=None, out=None):
+    attrs = dict(axis=axis)
+    if dtype is not None:
+        attrs["dtype"] = dtype
+    return _call("_np_cumsum", (self,), attrs)
+
+
+def _dot(self, b, out=None):
+    return _call("_np_dot", (self, b))
+
+
+def _moment(op):
+    def method(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        attrs = dict(axis=axis, ddof=ddof, keepdims=keepdims)
+        if dtype is not None:
+            attrs["dtype"] = dtype
+        return _call(op, (self,), attrs)
+    return method
+
+
+def _take(self, indices, axis=None, mode="raise"):
+    """NumPy's take: over the flattened array without an axis (``_npx_reshape(-1)`` first)."""
+    if axis is None:
+        return _call("take", (_call("_npx_reshape", (self,), dict(newshape=-1)), indices),
+                     dict(axis=0, mode=mode))
+    return _call("take", (self, indices), dict(axis=axis, mode=mode))
+
+
+def _repeat(self, repeats, axis=None):
+    return _call("repeat", (self,), dict(repeats=repeats, axis=axis))
+
+
 _NP_METHODS = {"reshape": _reshape, "transpose": _transpose, "sum": _reduction("_np_sum", True),
                "mean": _reduction("_npi_mean", True), "prod": _reduction("_np_prod", True),
                "max": _reduction("_np_max", False), "min": _reduction("_np_min", False),
                "flatten": _flatten, "squeeze": _squeeze, "argmax": _arg("_npi_argmax"),
-               "argmin": _arg("_npi_argmin")}
+               "argmin": _arg("_npi_argmin"), "round": _around, "argsort": _argsort, "cumsum": _cumsum,
+               "dot": _dot, "std": _moment("_npi_std"), "var": _moment("_npi_var"), "take": _take,
+               "repeat": _repeat}
 
 
 def _either(name, np_method):

@@ -43,27 +43,24 @@ def array_equal(a1, a2, equal_nan=False):
     return bool(_np().all(_np().equal(a1, a2)).item())
 
 
+def _atleast(n, arys):
+    """Operator ``_np_atleast_<n>d``: one new array per input (the array itself for one input)."""
+    res = _ma.call("_np_atleast_%dd" % n, list(arys), dict(num_args=len(arys)))
+    if len(arys) == 1:
+        return res[0] if isinstance(res, list) else res
+    return list(res)
+
+
 def atleast_1d(*arys):
-    res = [a.reshape(1) if a.ndim == 0 else a for a in arys]
-    return res[0] if len(res) == 1 else res
+    return _atleast(1, arys)
 
 
 def atleast_2d(*arys):
-    res = [a.reshape(1, -1) if a.ndim < 2 else a for a in arys]
-    return res[0] if len(res) == 1 else res
+    return _atleast(2, arys)
 
 
 def atleast_3d(*arys):
-    res = []
-    for a in arys:
-        if a.ndim == 0:
-            a = a.reshape(1, 1, 1)
-        elif a.ndim == 1:
-            a = a.reshape(1, -1, 1)
-        elif a.ndim == 2:
-            a = _np().expand_dims(a, 2)
-        res.append(a)
-    return res[0] if len(res) == 1 else res
+    return _atleast(3, arys)
 
 
 def _slice(ndim, axis, s):
@@ -73,19 +70,28 @@ def _slice(ndim, axis, s):
 
 
 def diff(a, n=1, axis=-1, prepend=None, append=None):  # pylint: disable=redefined-outer-name
+    """``np.diff`` (operator ``_npi_diff``; with ``prepend``/``append``, slices and subtractions)."""
     np = _np()
+    if prepend is None and append is None:
+        return _ma.call("_npi_diff", (a,), dict(n=n, axis=axis))
     axis %= a.ndim
     for _ in range(n):
         a = np.subtract(a[_slice(a.ndim, axis, slice(1, None))], a[_slice(a.ndim, axis, slice(None, -1))])
     return a
 
 
+def _non_default(**attrs):
+    return {k: v for k, v in attrs.items() if v != {"offset": 0, "axis1": 0, "axis2": 1}[k]}
+
+
 def diagonal(a, offset=0, axis1=0, axis2=1):
-    return _ma.call("diag", (a,), dict(k=offset, axis1=axis1, axis2=axis2))
+    """``np.diagonal`` (operator ``_np_diagonal``)."""
+    return _ma.call("_np_diagonal", (a,), _non_default(offset=offset, axis1=axis1, axis2=axis2))
 
 
 def trace(a, offset=0, axis1=0, axis2=1, out=None):
-    return _np().sum(diagonal(a, offset, axis1, axis2), axis=-1)
+    """``np.trace`` (operator ``_np_trace``)."""
+    return _ma.call("_np_trace", (a,), _non_default(offset=offset, axis1=axis1, axis2=axis2), out)
 
 
 def _tri_mask(shape, k, lower, ctx):
@@ -97,8 +103,8 @@ def _tri_mask(shape, k, lower, ctx):
 
 
 def tril(m, k=0):
-    np = _np()
-    return np.where(_tri_mask(m.shape, k, True, m.context), m, np.zeros((), dtype=m.dtype, ctx=m.context))
+    """``np.tril`` (operator ``_npi_tril``)."""
+    return _ma.call("_npi_tril", (m,), dict(k=k))
 
 
 def _triu(m, k=0):  # MXNet 1.9.1's mx.np has no triu
@@ -107,35 +113,14 @@ def _triu(m, k=0):  # MXNet 1.9.1's mx.np has no triu
 
 
 def roll(a, shift, axis=None):
-    np = _np()
-    if axis is None:
-        return roll(a.reshape(-1), shift, 0).reshape(a.shape)
-    shifts, axes = (shift, axis) if isinstance(axis, (tuple, list)) else ((shift,), (axis,))
-    for s, ax in zip(shifts, axes):
-        ax %= a.ndim
-        n = a.shape[ax]
-        if n == 0:
-            continue
-        s %= n
-        if s:
-            a = np.concatenate([a[_slice(a.ndim, ax, slice(n - s, None))], a[_slice(a.ndim, ax, slice(0, n - s))]],
-                               axis=ax)
-    return a
+    """``np.roll`` (operator ``_np_roll``): the flattened array rolled when ``axis`` is None."""
+    return _ma.call("_np_roll", (a,), dict(shift=shift) if axis is None else dict(shift=shift, axis=axis))
 
 
 def rot90(m, k=1, axes=(0, 1)):
-    np = _np()
-    k %= 4
-    a0, a1 = axes
-    if k == 0:
-        return m
-    if k == 2:
-        return np.flip(np.flip(m, a0), a1)
-    perm = list(range(m.ndim))
-    perm[a0], perm[a1] = perm[a1], perm[a0]
-    if k == 1:
-        return np.transpose(np.flip(m, a1), perm)
-    return np.flip(np.transpose(m, perm), a1)
+    """``np.rot90`` (operator ``_npi_rot90``)."""
+    return _ma.call("_npi_rot90", (m,), dict(k=k, axes=tuple(axes)))
+
 
 
 def fliplr(m):
@@ -173,10 +158,8 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0, 
 
 
 def append(arr, values, axis=None):
-    np = _np()
-    if axis is None:
-        return np.concatenate([arr.reshape(-1), values.reshape(-1)], axis=0)
-    return np.concatenate([arr, values], axis=axis)
+    """``np.append``: one ``_npi_concatenate`` (of the flattened arrays when ``axis`` is None)."""
+    return _np().concatenate([arr, values], axis=axis)
 
 
 def column_stack(tup):
@@ -239,7 +222,10 @@ def positive(x, out=None):
 
 
 def copysign(x1, x2, out=None):
+    """``np.copysign``: operator ``_npi_copysign`` for two arrays."""
     np = _np()
+    if isinstance(x1, (_ma.NDArray, _ma._Symbol)) and isinstance(x2, (_ma.NDArray, _ma._Symbol)):
+        return _ma.call("_npi_copysign", (x1, x2), None, out)
     return np.where(signbit(x2), np.negative(np.absolute(x1)), np.absolute(x1))
 
 
@@ -248,26 +234,17 @@ def signbit(x, out=None):
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
-    np = _np()
-    big = float(_onp.finfo(x.dtype).max)
-    r = np.where(np.isnan(x), nan, x)
-    r = np.where(np.equal(r, _onp.inf), big if posinf is None else posinf, r)
-    return np.where(np.equal(r, -_onp.inf), -big if neginf is None else neginf, r)
+    """``np.nan_to_num`` (operator ``_npi_nan_to_num``)."""
+    return _ma.call("_npi_nan_to_num", (x,), dict(copy=copy, nan=nan, posinf=posinf, neginf=neginf))
 
 
 def average(a, axis=None, weights=None, returned=False, out=None):
-    np = _np()
+    """``np.average`` (operator ``_npi_average``); with ``returned``, also the weights' sum."""
     if weights is None:
-        avg = np.mean(a, axis=axis)
-        total = a.size if axis is None else a.shape[axis]
-        return (avg, np.full(avg.shape, total, dtype=avg.dtype)) if returned else avg
-    if axis is not None and weights.ndim == 1 and a.ndim > 1:
-        shape = [1] * a.ndim
-        shape[axis] = -1
-        weights = weights.reshape(shape)
-    wsum = np.sum(np.broadcast_to(weights, a.shape), axis=axis)
-    avg = np.true_divide(np.sum(np.multiply(a, weights), axis=axis), wsum)
-    return (avg, wsum) if returned else avg
+        res = _ma.call("_npi_average", (a,), dict(axis=axis, returned=returned, weighted=False))
+    else:
+        res = _ma.call("_npi_average", (a, weights), dict(axis=axis, returned=returned))
+    return tuple(res) if returned else res  # (avg, sum of weights), as NumPy gives
 
 
 def ptp(a, axis=None, keepdims=False):
@@ -305,7 +282,9 @@ def take_along_axis(arr, indices, axis):
 
 
 def vdot(a, b):
-    return _np().dot(a.reshape(-1), b.reshape(-1))
+    """``np.vdot``: the inner product of the flattened arrays (``_npi_tensordot_int_axes``)."""
+    np = _np()
+    return np.tensordot(np._flat(a), np._flat(b), 1)
 
 
 def trapz(y, x=None, dx=1.0, axis=-1):
@@ -373,7 +352,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 
 
 def ldexp(x1, x2, out=None):
+    """``np.ldexp``: operator ``_npi_ldexp`` for two arrays."""
     np = _np()
+    if isinstance(x1, (_ma.NDArray, _ma._Symbol)) and isinstance(x2, (_ma.NDArray, _ma._Symbol)):
+        return _ma.call("_npi_ldexp", (x1, x2), None, out)
     return np.multiply(x1, np.power(2.0, x2))
 
 
@@ -384,7 +366,7 @@ def heaviside(x1, x2, out=None):
 
 def float_power(x1, x2, out=None):
     np = _np()
-    return np.power(np.asarray(x1).astype("float64") if hasattr(x1, "astype") else x1,
+    return np.power(x1.astype("float64") if hasattr(x1, "astype") else x1,
                     x2.astype("float64") if hasattr(x2, "astype") else x2)
 
 

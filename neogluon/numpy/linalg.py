@@ -11,6 +11,8 @@ __all__ += fallback_linalg.__all__
 
 def norm(x, ord=None, axis=None, keepdims=False):  # pylint: disable=redefined-builtin
     """The 2-norm of the flattened array by default; vector or matrix norms along ``axis``."""
+    if axis is None and ord is None:  # the attributes MXNet's frontend writes
+        return _call("_npi_norm", (x,), dict(ord=2, axis=None, keepdims=keepdims, flag=-2))
     return _call("_npi_norm", (x,), dict(ord=ord, axis=tuple(axis) if isinstance(axis, list) else axis,
                                          keepdims=keepdims))
 

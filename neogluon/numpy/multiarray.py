@@ -275,14 +275,13 @@ def _np_getitem(t, key):
 def _lower_getitem(*, key):
     """The kernel for one key: ``x[i]`` and ``x[a:b]`` take a view straight away."""
     cls = key.__class__
-    if cls in _indexing._INT_KEYS:
-        def element(data):
-            if data.dim() and -data.shape[0] <= key < data.shape[0]:
-                return data[key]
-            return _np_getitem(data, key)
-        return element
-    if cls is slice and (key.step is None or key.step > 0):
-        return lambda data: data[key] if data.dim() else _np_getitem(data, key)
+    if cls in _indexing._INT_KEYS or cls is slice and (key.step is None or key.step > 0):
+        def basic(data):
+            try:
+                return data[key]  # a view, NumPy's element or slice (torch's IndexError: 0-d, out of range)
+            except IndexError:
+                return _np_getitem(data, key)  # NumPy's error
+        return basic
     return lambda data: _np_getitem(data, key)
 
 
@@ -301,6 +300,7 @@ def binary(lhs, rhs, op, op_scalar, rop_scalar=None):
     """``lhs <op> rhs`` for arrays and Python/NumPy scalars: the ``_npi_`` operator, or its
     scalar form (``rop_scalar`` when the scalar is on the left)."""
     if isinstance(lhs, _Symbol) or isinstance(rhs, _Symbol):
+        op, op_scalar, rop_scalar = (_GRAPH_NAMES.get(o, o) for o in (op, op_scalar, rop_scalar))
         if isinstance(lhs, _Symbol) and isinstance(rhs, _Symbol):
             return call(op, (lhs, rhs))
         sym, value = (lhs, rhs) if isinstance(lhs, _Symbol) else (rhs, lhs)
@@ -321,6 +321,12 @@ def binary(lhs, rhs, op, op_scalar, rop_scalar=None):
     elif isinstance(lhs, numeric_types) and isinstance(rhs, numeric_types):
         return binary(array(lhs), rhs, op, op_scalar)
     raise TypeError("%s: unsupported operand types %s and %s" % (op, type(lhs).__name__, type(rhs).__name__))
+
+
+# MXNet's np symbols write these operators under their legacy names (in MXNet 1.9.1 the _npi_
+# names are aliases of them)
+_GRAPH_NAMES = {"_npi_maximum": "broadcast_maximum", "_npi_minimum": "broadcast_minimum",
+                "_npi_maximum_scalar": "_maximum_scalar", "_npi_minimum_scalar": "_minimum_scalar"}
 
 
 def _scalar(name, arr, value):
@@ -354,18 +360,20 @@ def _dunder(op, op_scalar, rop_scalar=None, reflected=False):
     return method
 
 
-for _n, (_op, _s, _r) in {
-        "add": ("_npi_add", "_npi_add_scalar", "_npi_add_scalar"),
-        "sub": ("_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar"),
-        "mul": ("_npi_multiply", "_npi_multiply_scalar", "_npi_multiply_scalar"),
-        "truediv": ("_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar"),
-        "mod": ("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar"),
-        "pow": ("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar")}.items():
+ARITHMETIC = {  # dunder: (operator of two arrays, of array <op> scalar, of scalar <op> array)
+    "add": ("_npi_add", "_npi_add_scalar", "_npi_add_scalar"),
+    "sub": ("_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar"),
+    "mul": ("_npi_multiply", "_npi_multiply_scalar", "_npi_multiply_scalar"),
+    "truediv": ("_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar"),
+    "mod": ("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar"),
+    "pow": ("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar")}
+COMPARISONS = {n: ("_npi_" + o, "_npi_%s_scalar" % o) for n, o in {
+    "eq": "equal", "ne": "not_equal", "gt": "greater", "ge": "greater_equal", "lt": "less", "le": "less_equal"}.items()}
+for _n, (_op, _s, _r) in ARITHMETIC.items():
     setattr(ndarray, "__%s__" % _n, _dunder(_op, _s, _r))
     setattr(ndarray, "__r%s__" % _n, _dunder(_op, _s, _r, reflected=True))
-for _n, _op in {"eq": "equal", "ne": "not_equal", "gt": "greater", "ge": "greater_equal",
-                "lt": "less", "le": "less_equal"}.items():
-    setattr(ndarray, "__%s__" % _n, _dunder("_npi_" + _op, "_npi_%s_scalar" % _op))
+for _n, (_op, _s) in COMPARISONS.items():
+    setattr(ndarray, "__%s__" % _n, _dunder(_op, _s))
 ndarray.__div__, ndarray.__rdiv__ = ndarray.__truediv__, ndarray.__rtruediv__
 
 

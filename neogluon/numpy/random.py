@@ -6,6 +6,7 @@ import numpy as _onp
 
 from ..context import as_context as _as_context, current_context as _current
 from ..ndarray import NDArray as _NDArray
+from ..symbol import Symbol as _Symbol
 from .multiarray import call as _call, array as _array
 
 __all__ = ["uniform", "normal", "randn", "rand", "randint", "choice", "shuffle", "multinomial",
@@ -28,23 +29,23 @@ def _scalar_draw(op, size, attrs):
     return r if shape else r.reshape(())  # size=None: a 0-d array, as MXNet gives
 
 
+def _draw(op, names, values, size, dtype, ctx, device):
+    """MXNet's ``_npi_uniform``/``_npi_normal``: a parameter given as an array (or a Symbol)
+    is an input, its attribute None; ``size`` draws (the parameters' broadcast shape without)."""
+    arrays = tuple(v for v in values if isinstance(v, (_NDArray, _Symbol)))
+    attrs = {n: (None if isinstance(v, (_NDArray, _Symbol)) else v) for n, v in zip(names, values)}
+    attrs.update(size=_size(size) or None, ctx=_ctx(ctx, device), dtype=_onp.dtype(dtype or "float32").name)
+    return _call(op, arrays, attrs)
+
+
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
     """Samples from ``[low, high)``, float32 by default (array bounds broadcast)."""
-    if isinstance(low, _NDArray) or isinstance(high, _NDArray):
-        shape = _size(size) or _onp.broadcast_shapes(getattr(low, "shape", ()), getattr(high, "shape", ()))
-        u = uniform(0.0, 1.0, shape, dtype, ctx, device)
-        return u * (high - low) + low
-    return _scalar_draw("_random_uniform", size, dict(low=low, high=high, ctx=_ctx(ctx, device),
-                                                      dtype=_onp.dtype(dtype or "float32").name))
+    return _draw("_npi_uniform", ("low", "high"), (low, high), size, dtype, ctx, device)
 
 
 def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, device=None, out=None):
     """Samples from N(loc, scale^2), float32 by default (array parameters broadcast)."""
-    if isinstance(loc, _NDArray) or isinstance(scale, _NDArray):
-        shape = _size(size) or _onp.broadcast_shapes(getattr(loc, "shape", ()), getattr(scale, "shape", ()))
-        return normal(0.0, 1.0, shape, dtype, ctx, device) * scale + loc
-    return _scalar_draw("_random_normal", size, dict(loc=loc, scale=scale, ctx=_ctx(ctx, device),
-                                                     dtype=_onp.dtype(dtype or "float32").name))
+    return _draw("_npi_normal", ("loc", "scale"), (loc, scale), size, dtype, ctx, device)
 
 
 def randn(*size, **kwargs):

@@ -61,7 +61,7 @@ def _npx(name, op):
 
 # npx name -> the registry operator MXNet 1.9.1's npx function runs
 _OPERATORS = {
-    "activation": "Activation", "relu": "relu", "sigmoid": "sigmoid", "softmax": "softmax",
+    "activation": "Activation", "softmax": "softmax",
     "log_softmax": "log_softmax", "batch_norm": "BatchNorm", "layer_norm": "LayerNorm",
     "convolution": "Convolution", "deconvolution": "Deconvolution", "fully_connected": "FullyConnected",
     "pooling": "Pooling", "dropout": "Dropout", "embedding": "Embedding", "one_hot": "one_hot",
@@ -79,6 +79,19 @@ for _name, _op in _OPERATORS.items():
         __all__.append(_name)
 
 
+def relu(data, **kwargs):
+    """``npx.relu``: ``max(x, 0)`` (operator ``_npx_relu``)."""
+    return _call("_npx_relu", (data,), kwargs or None)
+
+
+def sigmoid(data, **kwargs):
+    """``npx.sigmoid``: ``1 / (1 + exp(-x))`` (operator ``_npx_sigmoid``)."""
+    return _call("_npx_sigmoid", (data,), kwargs or None)
+
+
+__all__ += ["relu", "sigmoid"]
+
+
 def constraint_check(x, msg):
     """A 0-d ``True`` when every element of the boolean ``x`` is true, else ``ValueError(msg)``."""
     return _call("_npx_constraint_check", (x,), dict(msg=msg))
@@ -93,7 +106,8 @@ def reshape(a, newshape, reverse=False, order="C"):
     if order != "C":
         raise NotImplementedError("npx.reshape: only order='C' is supported")
     newshape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
-    return _call("_npx_reshape", (a,), dict(newshape=newshape, reverse=reverse))
+    attrs = dict(newshape=newshape, reverse=True) if reverse else dict(newshape=newshape)  # as MXNet writes it
+    return _call("_npx_reshape", (a,), attrs)
 
 
 def nonzero(a):
@@ -103,7 +117,7 @@ def nonzero(a):
     return _mxnp.stack(idx, axis=1) if idx else idx
 
 
-from . import random  # noqa: E402,F401
+from . import random, image  # noqa: E402,F401
 
 
 class _WithNumpy:

@@ -6,7 +6,7 @@ from .registry import get, exists, list_operators
 from . import (creation, elemwise, reduce, shape, indexing, linalg, nn, conv, norm, loss,  # noqa: F401
                rnn, random, optimizer_ops, activation, dropout, numpy_elemwise, numpy_reduce, numpy_linalg,
                numpy_shape, numpy_bitwise, numpy_windows, numpy_counting, numpy_edit, numpy_random,
-               numpy_extension, numpy_creation, image, custom)
+               numpy_extension, numpy_creation, numpy_symbolic, image, custom)
 from .custom import CustomOp, CustomOpProp, register, get_all_registered_operators  # noqa: F401,E402
 from . import detection  # noqa: F401,E402  (boxes, NMS, MultiBox*, Proposal)
 from . import roi  # noqa: F401,E402  (ROIAlign, PSROIPooling)

@@ -15,16 +15,22 @@ They differ from the legacy ``broadcast_*``/``_*_scalar`` operators as MXNet's d
 """
 import torch
 
-from .registry import Bool, Float, register
+from .registry import Bool, Float, implementation, register
 
 __all__ = []
 
 _FLOAT = torch.float32  # MXNet's default float dtype of the NumPy interface (npx.set_np(dtype=False))
 
 
+_DTYPES = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+           torch.float16, torch.bfloat16, torch.float32, torch.float64)
+# MXNet's promotion of two array dtypes (bool < integers < floats, the wider one wins), one table
+_PROMOTED = {(x, y): torch.promote_types(x, y) for x in _DTYPES for y in _DTYPES}
+
+
 def _promote(a, b):
-    if a.dtype != b.dtype:
-        dt = torch.promote_types(a.dtype, b.dtype)
+    if a.dtype is not b.dtype:
+        dt = _PROMOTED.get((a.dtype, b.dtype)) or torch.promote_types(a.dtype, b.dtype)
         a, b = a.to(dt), b.to(dt)
     return a, b
 
@@ -60,6 +66,7 @@ def _binary(fn):
             return fn(lhs, rhs)
         return fn(*_promote(lhs, rhs))
     impl.__doc__ = "NumPy-style broadcasting binary operation with MXNet's dtype promotion."
+    impl.same_dtype_kernel = fn  # two arrays of one dtype: the torch function itself (Operator.same_dtype_kernel)
     return impl
 
 
@@ -100,13 +107,17 @@ _SCALAR_PARAMS = dict(scalar=Float(1.0), is_int=Bool(True))
 
 
 def _scalar_op(fn):
-    def impl(data, *, scalar, is_int=True):
-        if data.dtype == torch.bool:
-            data = data.to(torch.int64 if is_int else _FLOAT)
-        return _keep(data, fn(data, _scalar_value(data, scalar)))
-    impl.__doc__ = ("An array with a scalar, keeping the array's dtype (a boolean array becomes int64 with an "
-                    "integer scalar, float32 with a float).")
-    return impl
+    def factory(*, scalar, is_int=True):
+        def run(data):
+            if data.is_floating_point():  # the common case: the dtype is kept by torch
+                return fn(data, scalar)
+            if data.dtype is torch.bool:
+                data = data.to(torch.int64 if is_int else _FLOAT)
+            return _keep(data, fn(data, _scalar_value(data, scalar)))
+        return run
+    factory.__doc__ = ("An array with a scalar, keeping the array's dtype (a boolean array becomes int64 with an "
+                       "integer scalar, float32 with a float).")
+    return factory
 
 
 def _compare_scalar(fn):
@@ -117,7 +128,7 @@ def _compare_scalar(fn):
 
 
 for _name, (_fn, _refl) in _SCALAR.items():
-    register(_name, params=_SCALAR_PARAMS)(_scalar_op(_fn))
+    implementation(_name, params=_SCALAR_PARAMS)(_scalar_op(_fn))
 for _name, _fn in _COMPARE_SCALAR.items():
     register(_name, params=_SCALAR_PARAMS)(_compare_scalar(_fn))
 
@@ -153,12 +164,14 @@ _SAME_UNARY = {  # the input's dtype is kept
 def _float_unary(fn):
     def impl(x):
         return fn(x) if x.is_floating_point() else fn(x.to(_FLOAT)).to(x.dtype)
+    impl.float_kernel = fn  # a floating-point input: the torch function itself (mx.np's generated sites)
     return impl
 
 
 def _same_unary(fn):
     def impl(x):
         return fn(x) if x.is_floating_point() or fn not in (torch.ceil, torch.floor, torch.trunc, torch.round) else x
+    impl.float_kernel = fn
     return impl
 
 

@@ -23,7 +23,7 @@ def norm(x, *, ord, axis, keepdims, flag):  # pylint: disable=redefined-builtin
     along ``axis``; 'fro' and 'nuc' for matrices."""
     if isinstance(axis, list):
         axis = tuple(axis)
-    if axis is None and ord is None:
+    if axis is None and (ord is None or flag == -2):  # (flag -2: MXNet's frontend for ord=None, axis=None)
         r = torch.linalg.vector_norm(x.reshape(-1), 2)
         return r.reshape((1,) * x.dim()) if keepdims else r
     if isinstance(axis, int) or (axis is None and x.dim() == 1):

@@ -50,6 +50,9 @@ def _total(a):
     return _np_sum(a, axis=None, keepdims=False, dtype=None, initial=None)
 
 
+_total.float_kernel = torch.sum  # a floating-point input: the torch function itself (mx.np's generated sites)
+
+
 @implementation("_np_sum", inputs=("a",), params=dict(_AXIS, dtype=Dtype(None), initial=Float(None)))
 def np_sum(*, axis, keepdims, dtype, initial):
     """``np.sum``: the input's dtype unless ``dtype`` is given (booleans sum as int64)."""

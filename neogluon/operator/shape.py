@@ -303,9 +303,16 @@ def _sliced_view(t, ranges):
     return t, flips
 
 
+class _Step(Shape):
+    """``slice``'s step: ``None`` (what MXNet's np symbols write for ``x[a:b]``) is no step."""
+
+    def parse(self, value):
+        return () if value is None or value == "None" else super().parse(value)
+
+
 @register("slice", aliases=["crop"],
           params=dict(begin=Shape(allow_none_items=True), end=Shape(allow_none_items=True),
-                      step=Shape((), allow_none_items=True)))
+                      step=_Step((), allow_none_items=True)))
 def slice_op(data, *, begin, end, step):
     """``data[b0:e0:s0, b1:e1:s1, ...]`` for the leading axes; None entries take the
     whole axis (from the end for a negative step)."""

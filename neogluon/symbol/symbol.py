@@ -167,6 +167,14 @@ class Symbol:
         """A group of every visible output of every node, in graph order."""
         return Symbol([(n, i) for n in self._order() for i in range(n.num_visible_outputs())])
 
+    def as_np_ndarray(self):
+        """The same graph as a symbol of MXNet's NumPy interface (``mx.sym.np._Symbol``)."""
+        from .numpy import _Symbol
+        return _Symbol(self._outputs)
+
+    def as_nd_ndarray(self):
+        return self
+
     def get_children(self):
         """A group of the inputs of this symbol's node(s); None for a variable."""
         entries = [(e[0], e[1]) for node, _ in self._outputs for e in node.inputs]
@@ -206,7 +214,8 @@ class Symbol:
         if isinstance(key, slice):
             if key.step == 0:
                 raise ValueError("slice step cannot be zero")
-            return _internal.slice(self, begin=[key.start], end=[key.stop], step=key.step)
+            return _internal.slice(self, begin=[None] if key.start is None else key.start,  # as MXNet writes them
+                                   end=[None] if key.stop is None else key.stop, step=key.step)
         if not key:
             return self
         begin, end, step, new_shape = [], [], [], ()

@@ -9,6 +9,7 @@ graph that MXNet 1.9.1 exports (``Reshape(-1)`` per parameter, ``_rnn_param_conc
 import re
 
 from ... import ndarray, symbol
+from ...base import MXNetError
 from ..block import HybridBlock
 from ..parameter import tensor_types
 
@@ -16,6 +17,13 @@ __all__ = ["RNN", "LSTM", "GRU"]
 
 _GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
 _PARAM_NAME = re.compile(r"(l|r)(\d+)_(i2h|h2h|h2r)_(weight|bias)\Z")
+
+
+def _size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 class _RNNLayer(HybridBlock):
@@ -77,6 +85,38 @@ class _RNNLayer(HybridBlock):
                 for layer in range(self._num_layers)
                 for d in ["l", "r"][:self._dir]
                 for g in kinds if g != "h2r" or t != "bias"]
+
+    def _expand_packed(self, loaded, prefix, where):
+        """MXNet 2.0's one flat ``rnn_param`` (the fused operator's order: all weights, then all
+        biases, see :meth:`_flat_param_names`) split into this layer's structural keys, as
+        ``save_parameters`` of MXNet 1.9.1 writes them. A deferred input size is read from the
+        vector's length."""
+        key = prefix + "rnn_param"
+        if key not in loaded:
+            return super()._expand_packed(loaded, prefix, where)
+        flat = loaded[key]
+        total = int(flat.size)
+        names = self._flat_param_names()
+        shapes = [tuple(self._reg_params[n].shape) for n in names]
+        known = sum(_size(s) for s in shapes if 0 not in s)
+        open_rows = sum(s[0] for s in shapes if 0 in s)
+        if open_rows:  # the first layer's i2h weights: (rows, input size unknown)
+            if (total - known) % open_rows or total <= known:
+                raise MXNetError("%s: rnn_param of %d values does not fit %s" % (where, total, self.name))
+            shapes = [(s[0], (total - known) // open_rows) if 0 in s else s for s in shapes]
+        if sum(_size(s) for s in shapes) != total:
+            raise MXNetError("%s: rnn_param of %d values does not fit %s, which holds %d"
+                             % (where, total, self.name, sum(_size(s) for s in shapes)))
+        ours = self._collect_params_with_prefix(prefix[:-1])
+        structural = {id(p): k for k, p in ours.items()}
+        out = {k: v for k, v in loaded.items() if k != key}
+        values = flat.reshape(-1)
+        at = 0
+        for name, shape in zip(names, shapes):
+            n = _size(shape)
+            out[structural[id(self._reg_params[name])]] = values[at:at + n].reshape(shape)
+            at += n
+        return out
 
     def _collect_params_with_prefix(self, prefix=""):
         """Structural names as MXNet 1.9.1 saves them: ``_unfused.<layer>.<kind>`` or, when
