@@ -9,7 +9,7 @@ adaptive policy makes). Settings:
 
 - ``active``: ``OMP_WAIT_POLICY=ACTIVE`` (threads spin between parallel regions);
 - ``passive``: ``OMP_WAIT_POLICY=PASSIVE`` (neogluon's default, neogluon/threads.py);
-- ``gomp``: neither set (libgomp's default spin count), ``gomp-spin10k``: ``GOMP_SPINCOUNT=10000``;
+- ``gomp``: neither set (libgomp's default spin count; ``gomp-spin10k``: ``GOMP_SPINCOUNT=10000``);
 - ``env1``: ``OMP_NUM_THREADS=1`` from the start;
 - ``adaptive``: passive, 2 threads, and neogluon's adaptive policy (neogluon/threads.py) on.
 
@@ -42,8 +42,7 @@ ENVS = {
     "adaptive": {"OMP_WAIT_POLICY": "PASSIVE"},
 }
 # (env, k): k = threads set per request (None: leave the policy to neogluon)
-SETTINGS = [("active", 2), ("active", 1), ("passive", 2), ("passive", 1), ("gomp", 2), ("gomp-spin10k", 2),
-            ("env1", 1), ("adaptive", None)]
+SETTINGS = [("active", 2), ("passive", 2), ("passive", 1), ("gomp", 2), ("env1", 1), ("adaptive", None)]
 
 WORKER = r'''
 import json, os, sys, time
@@ -71,10 +70,13 @@ for line in sys.stdin:
     if req["k"]:
         torch.set_num_threads(req["k"])
     fn, times = fns[req["w"]], []
+    end = time.perf_counter() + req["max_s"]
     for _ in range(req["n"]):
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
+        if t > end:  # a collapsed setting (spinning threads beside a neighbour) must not take minutes
+            break
     print(json.dumps({"times": times, "threads": torch.get_num_threads()}), flush=True)
 '''
 
@@ -119,7 +121,7 @@ def main(argv=None):
 
     def measure(env, k, w, n):
         p = workers[env]
-        p.stdin.write(json.dumps({"k": k, "w": w, "n": n}) + "\n")
+        p.stdin.write(json.dumps({"k": k, "w": w, "n": n, "max_s": 4 * args.seconds}) + "\n")
         p.stdin.flush()
         return json.loads(p.stdout.readline())
 
@@ -128,6 +130,19 @@ def main(argv=None):
              for w in workloads}
     times = {(s, w, load): [] for s in settings for w in workloads for load in ("alone", "loaded")}
     used = {}
+
+    def report():
+        for w in workloads:
+            print("%s: ms per call median/p95, alone -> loaded; slowdown median, p95" % w)
+            for s in settings:
+                a, b = times[(s, w, "alone")], times[(s, w, "loaded")]
+                if not a or not b:
+                    continue
+                print("  %-13s k=%-4s (thr %s/%s) %8.2f %8.2f -> %8.2f %8.2f   %5.2fx %5.2fx" % (
+                    s[0], s[1] or "auto", used.get((s, "alone")), used.get((s, "loaded")),
+                    statistics.median(a) * 1e3, p95(a) * 1e3, statistics.median(b) * 1e3, p95(b) * 1e3,
+                    statistics.median(b) / statistics.median(a), p95(b) / p95(a)))
+        sys.stdout.flush()
     nb_env = dict(os.environ, OMP_NUM_THREADS=str(args.neighbour_threads))
     print("# %s UTC, load average %s, neighbour %d thread(s), %d rounds, calls %s"
           % (time.strftime("%H:%M"), "%.2f %.2f %.2f" % os.getloadavg(), args.neighbour_threads, args.rounds, calls),
@@ -150,18 +165,13 @@ def main(argv=None):
                     if nb is not None:
                         nb.kill()
                         nb.wait()
+            print("# after round %d, %s UTC, load average %s" % (r + 1, time.strftime("%H:%M"),
+                                                                "%.2f %.2f %.2f" % os.getloadavg()))
+            report()
     finally:
         for p in workers.values():
             p.kill()
     print("# %s UTC, load average after %s" % (time.strftime("%H:%M"), "%.2f %.2f %.2f" % os.getloadavg()))
-    for w in workloads:
-        print("%s: ms per call median/p95, alone -> loaded; slowdown median, p95" % w)
-        for s in settings:
-            a, b = times[(s, w, "alone")], times[(s, w, "loaded")]
-            print("  %-13s k=%-4s (thr %s/%s) %8.2f %8.2f -> %8.2f %8.2f   %5.2fx %5.2fx" % (
-                s[0], s[1] or "auto", used.get((s, "alone")), used.get((s, "loaded")),
-                statistics.median(a) * 1e3, p95(a) * 1e3, statistics.median(b) * 1e3, p95(b) * 1e3,
-                statistics.median(b) / statistics.median(a), p95(b) / p95(a)))
 
 
 if __name__ == "__main__":
