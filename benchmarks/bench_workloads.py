@@ -35,9 +35,10 @@ round, as median [min-max] over rounds (so a shared machine's drifts cancel). ``
 and ``peak MB`` come from a fresh process per variant (``--no-fresh`` skips them): the first
 inference call and the first training step, and ``ru_maxrss`` after both; compiled variants
 get an empty inductor cache, then a second fresh process on that cache (``cached s``).
-``--clock cpu`` times by the worker process's CPU time instead (steadier on a loaded
-machine). ``--under-load`` repeats the timing (always by the wall clock) with a concurrent CPU-bound torch process (as
-benchmarks/thread_load.py) and reports, per workload and variant, the median and
+``--threads 0`` leaves each library its own thread count (neogluon adapts it to the free
+cores, neogluon/threads.py; MXNet uses its default). ``--clock cpu`` times by the worker process's CPU time instead (steadier on a loaded
+machine). ``--under-load`` repeats the timing (always by the wall clock) with a concurrent CPU-bound torch process
+(``--neighbour-threads`` threads of matmuls, 1 by default) and reports, per workload and variant, the median and
 95th-percentile slowdown of single calls, loaded / alone.
 """
 import argparse
@@ -64,6 +65,7 @@ NG_VARIANTS = ("imperative", "hybridized", "static", "torch", "torch.compile")
 MX_VARIANTS = ("mx hybridized", "mx MKLDNN")
 COMPILED = ("static", "torch.compile")
 MODES = ("infer", "train")
+NEIGHBOUR_THREADS = [1]  # the neighbour's torch threads (--neighbour-threads): one busy core by default
 NEIGHBOUR = r'''
 import torch
 a = torch.randn(512, 512)
@@ -361,7 +363,11 @@ class Remote:
     """A worker in a subprocess (``python bench_workloads.py --worker LIB``), JSON lines on pipes."""
 
     def __init__(self, python, lib, threads, env=None):
-        e = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), **(env or {}))
+        if threads:
+            e = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), **(env or {}))
+        else:  # the library's own choice (neogluon: its adaptive policy, neogluon/threads.py)
+            e = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+            e.update(env or {})
         if lib == "neogluon":
             e["PYTHONPATH"] = ROOT + os.pathsep + e.get("PYTHONPATH", "")
         self.proc = subprocess.Popen([python, os.path.abspath(__file__), "--worker", lib], env=e,
@@ -406,7 +412,8 @@ def measure(workers, workload, rounds, calls, neighbour=False, clock="wall"):
     for r in range(rounds):
         nb = None
         if neighbour:
-            nb = subprocess.Popen([sys.executable, "-c", NEIGHBOUR])
+            nb = subprocess.Popen([sys.executable, "-c", NEIGHBOUR],
+                                  env=dict(os.environ, OMP_NUM_THREADS=str(NEIGHBOUR_THREADS[0])))
             time.sleep(1.0)
         try:
             for w, v, m in plan[r % len(plan):] + plan[:r % len(plan)]:
@@ -518,10 +525,10 @@ def _guess(workload):
 
 def note(threads, mxnet, rounds):
     import platform
-    return ("# %s UTC, %s, %d cores, load average %.1f, OMP threads %d, Python %s; %d rounds; ratios = reference/variant "
+    return ("# %s UTC, %s, %d cores, load average %.1f, OMP threads %s, Python %s; %d rounds; ratios = reference/variant "
             "per round, median [min-max]%s"
             % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()), platform.machine(), os.cpu_count() or 0,
-               os.getloadavg()[0], threads, platform.python_version(), rounds,
+               os.getloadavg()[0], threads or "library's own (neogluon: adaptive)", platform.python_version(), rounds,
                "; mx = MXNet 1.9.1 in %s" % mxnet if mxnet else ""))
 
 
@@ -568,7 +575,11 @@ def main(argv=None):
     parser.add_argument("--variants", nargs="+", choices=list(NG_VARIANTS), help="some neogluon/torch variants only")
     parser.add_argument("--quick", action="store_true", help="a smoke run: 2 rounds of 1 call, no fresh processes")
     parser.add_argument("--rounds", type=int)
-    parser.add_argument("--threads", type=int, default=int(os.environ.get("OMP_NUM_THREADS", "1")))
+    parser.add_argument("--threads", type=int, default=int(os.environ.get("OMP_NUM_THREADS", "1")),
+                        help="OMP_NUM_THREADS of the workers; 0: unset, each library chooses (neogluon adapts "
+                             "to the free cores, neogluon/threads.py)")
+    parser.add_argument("--neighbour-threads", type=int, default=1,
+                        help="--under-load: torch threads of the CPU-bound neighbour (default 1: one busy core)")
     parser.add_argument("--under-load", action="store_true", help="also time beside a CPU-bound torch process")
     parser.add_argument("--no-fresh", action="store_true", help="skip first-call / peak-memory fresh processes")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
@@ -579,6 +590,7 @@ def main(argv=None):
     if args.worker:
         serve(args.worker)
         return
+    NEIGHBOUR_THREADS[0] = args.neighbour_threads
     run(args.only or list(WORKLOADS), quick=args.quick, mxnet=args.mxnet, rounds=args.rounds, threads=args.threads,
         under_load=args.under_load, fresh_runs=False if args.no_fresh else None, variants=args.variants,
         clock=args.clock)

@@ -1,9 +1,10 @@
 """How a hybridized call slows down when another CPU-bound process runs (issue 17, speed under load).
 
-Three settings, each in its own worker process (OMP_WAIT_POLICY must be set before torch
-loads): torch's default intra-op threads, 1 thread, and OMP_WAIT_POLICY=PASSIVE with the
-default threads. Rounds alternate the settings, each measured alone and then beside a
-neighbour process running torch matmuls (its own default threads); the figures are ratios
+Four settings, each in its own worker process (OMP_WAIT_POLICY must be set before torch
+loads): torch's default intra-op threads, 1 thread, OMP_WAIT_POLICY=PASSIVE with the
+default threads, and neogluon's defaults (PASSIVE and the intra-op threads adapted to the free
+cores, neogluon/threads.py). Rounds alternate the settings, each measured alone and then beside a
+neighbour process running torch matmuls on one thread; the figures are ratios
 and spreads, since the machine is shared. The worker imports torch before neogluon, so
 "default" is torch's own OpenMP default (neogluon/threads.py, which asks for PASSIVE, comes
 too late there). Not a test: ``python benchmarks/thread_load.py``.
@@ -16,9 +17,10 @@ import sys
 import time
 
 CONFIGS = {
-    "default": {},
+    "default": {"NEOGLUON_ADAPTIVE_THREADS": "0"},
     "1 thread": {"OMP_NUM_THREADS": "1"},
-    "PASSIVE": {"OMP_WAIT_POLICY": "PASSIVE"},
+    "PASSIVE": {"OMP_WAIT_POLICY": "PASSIVE", "NEOGLUON_ADAPTIVE_THREADS": "0"},
+    "adaptive": {"OMP_WAIT_POLICY": "PASSIVE"},  # neogluon's defaults (neogluon/threads.py)
 }
 
 WORKER = r'''
@@ -62,7 +64,9 @@ while True:
 def main(kind="mlp", rounds=4, calls=60):
     workers = {}
     for name, env in CONFIGS.items():
-        e = dict(os.environ, **env)
+        e = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY",
+                                                                "NEOGLUON_ADAPTIVE_THREADS")}
+        e.update(env)
         p = subprocess.Popen([sys.executable, "-c", WORKER, kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              env=e, text=True)
         info = json.loads(p.stdout.readline())
@@ -80,7 +84,7 @@ def main(kind="mlp", rounds=4, calls=60):
         for _ in range(rounds):
             for name in CONFIGS:
                 times[(name, "alone")] += measure(name)
-                nb = subprocess.Popen([sys.executable, "-c", NEIGHBOUR])
+                nb = subprocess.Popen([sys.executable, "-c", NEIGHBOUR], env=dict(os.environ, OMP_NUM_THREADS="1"))
                 time.sleep(1.0)
                 times[(name, "loaded")] += measure(name)
                 nb.kill()

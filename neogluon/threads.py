@@ -1,24 +1,47 @@
-"""OpenMP settings chosen before torch starts its thread pool (issue 17, speed under load).
+"""Thread settings that hold under load (issue 17): OpenMP's wait policy, chosen before torch
+starts its thread pool, and the number of intra-op threads, adapted to the cores other work
+leaves free.
 
-torch's CPU kernels run on OpenMP threads that spin-wait between parallel regions (the
-default ``OMP_WAIT_POLICY=ACTIVE``-like behaviour). When another CPU-bound process shares
-the cores, a spinning thread holds a core its sibling needs, and a parallel region waits
-for a thread that is not running. Measured with ``benchmarks/thread_load.py`` on a shared
-2-core machine (medians of 240 calls, alone -> beside one torch process doing matmuls):
-a hybridized LeNet at batch 16 went 0.68 -> 136 ms with torch's defaults, 0.84 -> 0.84 ms
-with ``OMP_WAIT_POLICY=PASSIVE`` and 0.67 -> 0.68 ms with one thread; a 3-layer MLP at
-batch 64 went 1.35 -> 1.37 ms with PASSIVE and 1.16 -> 1.18 ms with one thread (torch's
-defaults: 24 -> 36 ms, already collapsed by the other jobs on the machine). Passive
-waiting costs about 20% on a small network's call when alone, and avoids the collapse.
-So, unless the user chose otherwise, neogluon asks for passive waiting; it must be set
-before torch is imported (OpenMP reads it once), so it has no effect when torch was
-imported first. ``OMP_NUM_THREADS`` (the
-number of threads) is left to the user and torch.
+**Wait policy.** torch's CPU kernels run on OpenMP threads that spin-wait between parallel
+regions. When another CPU-bound process shares the cores, a spinning thread holds a core its
+sibling needs, and a parallel region waits for a thread that is not running. Measured with
+``benchmarks/thread_load.py`` on a shared 2-core machine (medians of 240 calls, alone ->
+beside one torch process doing matmuls): a hybridized LeNet at batch 16 went 0.68 -> 136 ms
+with torch's defaults, 0.84 -> 0.84 ms with ``OMP_WAIT_POLICY=PASSIVE`` and 0.67 -> 0.68 ms
+with one thread. So, unless the user chose otherwise, neogluon asks for passive waiting; it
+must be set before torch is imported (OpenMP reads it once), so it has no effect when torch
+was imported first.
+
+**Intra-op threads.** Even with passive waiting, a parallel region ends when its slowest
+thread does: with ``n`` threads on ``n`` cores and one other runnable thread, one of ours
+shares a core and the whole call runs at about half speed (benchmarks/thread_study.py). So
+between graph calls (a hybridized block's call, ``Trainer.step``) neogluon sets torch's
+number of threads to the cores the other runnable threads leave free: ``cores - others``,
+at least 1, at most torch's own default, where ``cores`` is this process's CPU affinity and
+``others`` the runnable threads of the machine (``/proc/loadavg``'s running count) less the
+calling one. The count is read at most every ``interval`` seconds (0.1; one small read of
+/proc), so a call costs a clock read; the number goes down at once and up only after
+``up_after`` (3) readings in a row allow it, so a neighbour that pauses briefly does not make
+it flap. ``torch.set_num_threads`` costs about 0.1 us when the number changes; libgomp keeps
+its idle threads, so a change creates no pool.
+
+Busy DataLoader worker processes are runnable threads too: the parent's threads take the
+cores the workers leave (each worker itself runs torch on one thread and never adapts).
+
+The number is the user's when they chose it: with ``OMP_NUM_THREADS`` or MXNet's
+``MXNET_CPU_WORKER_NTHREADS`` set when neogluon is imported, or after they call
+``torch.set_num_threads`` themselves (seen as a number neogluon did not set), neogluon never
+adapts it. ``NEOGLUON_ADAPTIVE_THREADS=0`` turns the adaptation off. On a system without
+``/proc/loadavg`` there is nothing to read and nothing adapts.
 """
 import os
 import sys
+import time
 
-__all__ = ["configure"]
+__all__ = ["configure", "Adaptive", "adapt", "fix", "policy", "runnable_others"]
+
+USER_VARIABLES = ("OMP_NUM_THREADS", "MXNET_CPU_WORKER_NTHREADS")
+LOADAVG = "/proc/loadavg"
 
 
 def configure(environ=os.environ, modules=sys.modules):
@@ -27,6 +50,133 @@ def configure(environ=os.environ, modules=sys.modules):
         return False
     environ["OMP_WAIT_POLICY"] = "PASSIVE"
     return True
+
+
+def user_choice(environ=os.environ):
+    """Why the number of threads is not neogluon's to adapt (a string), or None."""
+    if environ.get("NEOGLUON_ADAPTIVE_THREADS", "1").strip() in ("0", "false", "False", "off"):
+        return "NEOGLUON_ADAPTIVE_THREADS=0"
+    for name in USER_VARIABLES:
+        if environ.get(name, "").strip():
+            return "%s is set" % name
+    return None
+
+
+def runnable_others(path=LOADAVG):
+    """The runnable threads of the machine other than the calling one (from the ``running/total``
+    field of ``/proc/loadavg``, which counts the reader); None when it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            field = f.read().split()[3]
+        return max(0, int(field.split(b"/")[0]) - 1)
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _affinity():
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class Adaptive:
+    """The intra-op thread policy: call the instance between graph calls.
+
+    ``load()`` gives the other runnable threads (None: unknown, leave the number alone);
+    ``get_threads``/``set_threads`` read and set the number (torch's by default);
+    ``cores`` is the number of CPUs this process may run on; ``limit`` the most threads to
+    use (torch's number when the policy first runs). Everything is injectable for tests.
+    """
+
+    def __init__(self, load=runnable_others, clock=time.monotonic, cores=None, limit=None, interval=0.1,
+                 up_after=3, get_threads=None, set_threads=None, reason=None):
+        self.load, self.clock = load, clock
+        self.cores, self.limit = cores, limit
+        self.interval, self.up_after = interval, up_after
+        self._get, self._set = get_threads, set_threads
+        self.reason = reason  # why it does not adapt (None: it does)
+        self.current = None  # the number neogluon last set or found
+        self._next = 0.0
+        self._raise = []  # the numbers allowed by the readings since the last decrease
+        self._pid = os.getpid()
+
+    def _torch(self):
+        if self._get is None:
+            import torch  # pylint: disable=import-outside-toplevel
+            self._get, self._set = torch.get_num_threads, torch.set_num_threads
+
+    def __call__(self):
+        """Adapt the number of threads if the last reading is ``interval`` old; the number."""
+        if self.reason is not None:
+            return None
+        now = self.clock()
+        if now < self._next:
+            return self.current
+        self._next = now + self.interval
+        return self.update()
+
+    def update(self):
+        """Read the load and set the number of threads now; the number (None: not adapting)."""
+        if self.reason is not None:
+            return None
+        if os.getpid() != self._pid:  # a forked child (a DataLoader worker) keeps what it has
+            self.reason = "forked process"
+            return None
+        self._torch()
+        found = self._get()
+        if self.current is None:
+            self.current = found
+            self.limit = self.limit or found
+            self.cores = self.cores or _affinity()
+        elif found != self.current:  # someone else set it: theirs from now on
+            self.reason = "set by torch.set_num_threads(%d)" % found
+            return None
+        others = self.load()
+        if others is None:
+            return self.current
+        want = max(1, min(self.limit, self.cores - others))
+        if want < self.current:
+            self._raise = []
+            self._apply(want)
+        elif want > self.current:
+            self._raise.append(want)
+            if len(self._raise) >= self.up_after:
+                self._apply(min(self._raise[-self.up_after:]))
+                self._raise = []
+        else:
+            self._raise = []
+        return self.current
+
+    def _apply(self, n):
+        self._set(n)
+        self.current = n
+
+    def fix(self, n, reason):
+        """Set ``n`` threads and stop adapting (a DataLoader worker: ``fix(1, ...)``)."""
+        self._torch()
+        self._set(n)
+        self.current = n
+        self.reason = reason
+
+
+_POLICY = Adaptive(reason=user_choice())
+
+
+def policy():
+    """The process's :class:`Adaptive` policy."""
+    return _POLICY
+
+
+def adapt():
+    """Between graph calls: adapt the number of intra-op threads (cheap unless a reading is due)."""
+    if _POLICY.reason is None:
+        _POLICY()
+
+
+def fix(n, reason):
+    """Use ``n`` intra-op threads from now on, never adapting (e.g. in a DataLoader worker)."""
+    _POLICY.fix(n, reason)
 
 
 configure()

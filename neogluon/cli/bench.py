@@ -32,7 +32,8 @@ def add_arguments(parser):
     parser.add_argument("--only", action="append", metavar="NAME", default=[],
                         help="run only bench_NAME.py (repeatable), e.g. --only ndarray")
     parser.add_argument("--full", action="store_true", help="more rounds: slower, steadier numbers")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (default 1; 0: neogluon's own choice, adapted to the free cores)")
     parser.add_argument("--mxnet", metavar="PYTHON",
                         help="an interpreter with MXNet 1.9.1 (e.g. /work/mx19/bin/python): benchmarks that "
                              "accept it (bench_workloads.py) run the same workloads on MXNet alternately")
@@ -43,7 +44,8 @@ def add_arguments(parser):
 def run(args):
     import torch
     scripts = _find(args.dir, args.only)
-    torch.set_num_threads(args.threads)
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
     print(machine_note(args.threads))
     from .progress import progress
     rows = []

@@ -22,7 +22,13 @@ from .bench import cpu_name
 # environment variables that decide how many threads the kernels use, and how they wait
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "MKL_NUM_THREADS",
                     "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "MXNET_CPU_WORKER_NTHREADS",
-                    "MXNET_ENGINE_TYPE", "MXNET_HOME", "CUDA_VISIBLE_DEVICES")
+                    "MXNET_ENGINE_TYPE", "MXNET_HOME", "CUDA_VISIBLE_DEVICES", "NEOGLUON_ADAPTIVE_THREADS")
+
+
+def _adaptive():
+    from .. import threads  # pylint: disable=import-outside-toplevel
+    reason = threads.policy().reason
+    return "on (the cores other runnable threads leave free)" if reason is None else "off: %s" % reason
 
 
 def add_arguments(parser):
@@ -79,6 +85,8 @@ def _threads():
     return {
         "torch_intra_op_threads": torch.get_num_threads(),
         "torch_inter_op_threads": torch.get_num_interop_threads(),
+        # neogluon/threads.py: whether the intra-op threads follow the free cores, or why not
+        "adaptive_threads": _adaptive(),
         "parallel_backend": backend.group(1).strip() if backend else "unknown",
         "openmp": "OpenMP" in parallel,
         "environment": {name: os.environ[name] for name in THREAD_VARIABLES if name in os.environ},

@@ -27,7 +27,7 @@ import torch
 
 from ..base import MXNetError, NotImplementedForSymbol
 from ..core import STATE as _STATE, TRACING as _TRACING, set_tracing as _set_tracing
-from ..executor import compile_graph, inductor
+from ..executor import compile_graph, cuda_graph, inductor
 from ..ndarray.indexing import GETITEM as _GETITEM, _INT_KEYS
 from ..ndarray.ndarray import NDArray
 from ..np_mode import FLAGS as _NP_FLAGS
@@ -134,6 +134,8 @@ class CachedOp:
         if inductor.wanted(self.flags):
             self.compiled = inductor.InductorGraph(self.compiled, [not d for d, _ in self.sources],
                                                    self.flags.get("static_shape"))
+        if cuda_graph.wanted(self.flags):  # on a GPU, calls replay CUDA graphs (executor/cuda_graph.py)
+            self.compiled = cuda_graph.CudaGraphed(self.compiled, [not d for d, _ in self.sources])
         self.params = [p for is_data, p in self.sources if not is_data]
         num_data = sum(1 for is_data, _ in self.sources if is_data)
         # graph input k reads entry perm[k] of  data tensors + parameter tensors

@@ -22,6 +22,7 @@ import os
 
 from .. import kvstore as kvs
 from .. import optimizer as opt
+from .. import threads
 from ..fileio import atomic_write, read_file
 from .parameter import Parameter, ParameterDict
 
@@ -159,6 +160,7 @@ class Trainer:
     def step(self, batch_size, ignore_stale_grad=False):
         """One optimization step: gradients are normalized by ``1/batch_size``, summed
         across contexts and applied."""
+        threads.adapt()  # intra-op threads for the cores free now (neogluon/threads.py)
         self._check_and_rescale_grad(self._scale / batch_size)
         self._allreduce_grads()
         self._update(ignore_stale_grad)

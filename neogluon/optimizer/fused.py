@@ -7,12 +7,59 @@ results are bit-identical; only the per-parameter Python and dispatch overhead g
 Learning rates and weight decays are per tensor (they carry ``lr_mult``/``wd_mult``);
 ``clip_gradient`` follows the operators' convention (negative: no clipping). Weights and
 states are updated in place.
+
+Intermediate results go to **scratch buffers** kept between steps (:class:`Scratch`: one or
+two tensors per weight, made once for the optimizer), written by per-tensor ``out=`` kernels,
+never by allocating ``_foreach_*`` calls: a model-sized temporary allocated per step is
+fresh memory the kernel faults in page by page, which made a momentum SGD step of ResNet-18
+(11.7M weights, one thread) 4x slower than torch.optim.SGD's, and Adam allocated six. The
+arithmetic is unchanged (each temporary is the same product, rounded once).
 """
+import weakref
+
 import torch
 
 from ..operator.optimizer_ops import sgd_coefficient
 
-__all__ = ["groupable", "sgd", "adam"]
+__all__ = ["groupable", "sgd", "adam", "Scratch", "scratch"]
+
+
+class Scratch:
+    """Buffers shaped like a group's weights, kept between steps: ``get(k, like)`` is the
+    ``k``-th list, remade only when the weights' shapes, dtypes or devices change."""
+
+    def __init__(self):
+        self._lists = {}
+
+    def get(self, k, like):
+        key = tuple((t.shape, t.dtype, t.device) for t in like)
+        held = self._lists.get(k)
+        if held is None or held[0] != key:
+            held = (key, [torch.empty_like(t, memory_format=torch.contiguous_format) for t in like])
+            self._lists[k] = held
+        return held[1]
+
+
+_SCRATCH = weakref.WeakKeyDictionary()
+
+
+def scratch(owner):
+    """The :class:`Scratch` of ``owner`` (an optimizer), released with it (never pickled
+    with its states)."""
+    held = _SCRATCH.get(owner)
+    if held is None:
+        held = _SCRATCH[owner] = Scratch()
+    return held
+
+
+def _mul_into(out, tensors, scalars):
+    """``out[i] = tensors[i] * scalars[i]`` (a scalar for all when not a list), one kernel
+    each, into existing buffers."""
+    if not isinstance(scalars, (list, tuple)):
+        scalars = [scalars] * len(tensors)
+    for o, t, c in zip(out, tensors, scalars):
+        torch.mul(t, c, out=o)
+    return out
 
 
 def groupable(*tensor_lists):
@@ -23,12 +70,12 @@ def groupable(*tensor_lists):
             and {t.layout for t in tensors} == {torch.strided})
 
 
-def _scaled(grads, rescale_grad, clip_gradient, lrs):
-    """``lr * clip(rescale_grad * grad)`` of every gradient (new tensors). Without
+def _scaled(grads, rescale_grad, clip_gradient, lrs, out):
+    """``lr * clip(rescale_grad * grad)`` of every gradient, into ``out``. Without
     clipping, a ``rescale_grad`` of 1 is skipped: ``1.0 * grad`` is ``grad`` exactly."""
     if rescale_grad == 1.0 and clip_gradient < 0:
-        return torch._foreach_mul(grads, lrs)
-    g = torch._foreach_mul(grads, rescale_grad)
+        return _mul_into(out, grads, lrs)
+    g = _mul_into(out, grads, rescale_grad)
     if clip_gradient >= 0:
         torch._foreach_clamp_min_(g, -clip_gradient)
         torch._foreach_clamp_max_(g, clip_gradient)
@@ -37,19 +84,20 @@ def _scaled(grads, rescale_grad, clip_gradient, lrs):
 
 
 @torch.no_grad()
-def sgd(weights, grads, moms, lrs, wds, momentum, rescale_grad, clip_gradient):
-    """``sgd_update`` (``moms`` None) or ``sgd_mom_update`` of every weight, in place."""
+def sgd(weights, grads, moms, lrs, wds, momentum, rescale_grad, clip_gradient, buffers=None):
+    """``sgd_update`` (``moms`` None) or ``sgd_mom_update`` of every weight, in place;
+    ``buffers`` a :class:`Scratch` (a new one when None)."""
     if moms is None:
-        _plain_sgd(weights, grads, lrs, wds, rescale_grad, clip_gradient)
+        _plain_sgd(weights, grads, lrs, wds, rescale_grad, clip_gradient, buffers)
         return
-    g = _scaled(grads, rescale_grad, clip_gradient, lrs)
+    tmp = (buffers or Scratch()).get(0, weights)
     torch._foreach_mul_(moms, momentum)
-    torch._foreach_sub_(moms, torch._foreach_mul(weights, [lr * wd for lr, wd in zip(lrs, wds)]))
-    torch._foreach_sub_(moms, g)
+    torch._foreach_sub_(moms, _mul_into(tmp, weights, [lr * wd for lr, wd in zip(lrs, wds)]))
+    torch._foreach_sub_(moms, _scaled(grads, rescale_grad, clip_gradient, lrs, tmp))
     torch._foreach_add_(weights, moms)
 
 
-def _plain_sgd(weights, grads, lrs, wds, rescale_grad, clip_gradient):
+def _plain_sgd(weights, grads, lrs, wds, rescale_grad, clip_gradient, buffers):
     """``sgd_update``'s ``(1 - lr*wd)*w - c*g`` with its fused final step: one
     ``_foreach_add_(weights, grads, alpha=-c)`` per distinct coefficient ``c`` (usually
     one), reading each gradient once and allocating nothing without clipping."""
@@ -57,7 +105,7 @@ def _plain_sgd(weights, grads, lrs, wds, rescale_grad, clip_gradient):
     if any(d != 1.0 for d in decay):  # 1.0 * weight is the weight itself
         torch._foreach_mul_(weights, decay)
     if clip_gradient >= 0:  # clip(rescale_grad * g) first, then the step with lr
-        grads = torch._foreach_mul(grads, rescale_grad)
+        grads = _mul_into((buffers or Scratch()).get(0, weights), grads, rescale_grad)
         torch._foreach_clamp_min_(grads, -clip_gradient)
         torch._foreach_clamp_max_(grads, clip_gradient)
     groups = {}
@@ -70,21 +118,27 @@ def _plain_sgd(weights, grads, lrs, wds, rescale_grad, clip_gradient):
 
 
 @torch.no_grad()
-def adam(weights, grads, means, variances, lrs, wds, beta1, beta2, epsilon, rescale_grad, clip_gradient):
-    """``adam_update`` of every weight (moments and weights in place)."""
-    g = torch._foreach_mul(grads, rescale_grad)
-    torch._foreach_add_(g, torch._foreach_mul(weights, wds))
+def adam(weights, grads, means, variances, lrs, wds, beta1, beta2, epsilon, rescale_grad, clip_gradient,
+         buffers=None):
+    """``adam_update`` of every weight (moments and weights in place); ``buffers`` a
+    :class:`Scratch` (two lists; a new one when None)."""
+    buffers = buffers or Scratch()
+    g, tmp = buffers.get(0, weights), buffers.get(1, weights)
+    _mul_into(g, grads, rescale_grad)
+    torch._foreach_add_(g, _mul_into(tmp, weights, wds))
     if clip_gradient >= 0:
         torch._foreach_clamp_min_(g, -clip_gradient)
         torch._foreach_clamp_max_(g, clip_gradient)
     torch._foreach_mul_(means, beta1)
-    torch._foreach_add_(means, torch._foreach_mul(g, 1.0 - beta1))
-    g2 = torch._foreach_mul(g, 1.0 - beta2)
+    torch._foreach_add_(means, _mul_into(tmp, g, 1.0 - beta1))
+    g2 = _mul_into(tmp, g, 1.0 - beta2)
     torch._foreach_mul_(g2, g)
     torch._foreach_mul_(variances, beta2)
     torch._foreach_add_(variances, g2)
-    denom = torch._foreach_sqrt(variances)
+    denom = tmp
+    for d, v in zip(denom, variances):
+        torch.sqrt(v, out=d)
     torch._foreach_add_(denom, epsilon)
-    step = torch._foreach_mul(means, lrs)
+    step = _mul_into(g, means, lrs)  # g is no longer needed
     torch._foreach_div_(step, denom)
     torch._foreach_sub_(weights, step)

@@ -322,7 +322,8 @@ class SGD(_MasterCopyFirst):
             lrs.extend(map(float, self._get_lrs(chunk)))
             wds.extend(map(float, self._get_wds(chunk)))
         clip = self.clip_gradient if self.clip_gradient else -1.0
-        fused.sgd(w, g, moms, lrs, wds, self.momentum if self.momentum > 0 else 0.0, self.rescale_grad, clip)
+        fused.sgd(w, g, moms, lrs, wds, self.momentum if self.momentum > 0 else 0.0, self.rescale_grad, clip,
+                  fused.scratch(self))
         return True
 
 
@@ -559,7 +560,8 @@ class Adam(Optimizer):
             lrs.append(float(lr))
             wds.append(float(wd))
         clip = self.clip_gradient if self.clip_gradient else -1.0
-        fused.adam(w, g, means, variances, lrs, wds, self.beta1, self.beta2, self.epsilon, self.rescale_grad, clip)
+        fused.adam(w, g, means, variances, lrs, wds, self.beta1, self.beta2, self.epsilon, self.rescale_grad, clip,
+                   fused.scratch(self))
         return True
 
 

@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from ... import ndarray as nd
+from ... import threads as _threads
 from ...ndarray import NDArray
 from ...np_mode import FLAGS as _NP
 from ...numpy.multiarray import as_np as _as_np
@@ -118,7 +119,7 @@ def _worker_initializer(dataset, batchify_fn):
     global _worker_dataset, _worker_batchify_fn  # pylint: disable=global-statement
     _worker_dataset, _worker_batchify_fn = dataset, batchify_fn
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    torch.set_num_threads(1)
+    _threads.fix(1, "DataLoader worker")  # the workers are the parallelism; never adapted
 
 
 def _worker_fn(samples):

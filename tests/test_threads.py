@@ -1,0 +1,166 @@
+"""The intra-op thread policy of neogluon/threads.py, driven by a fake load, clock and thread
+setter (no timing): what it sets for which load, how often it reads, when it stops adapting."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from neogluon import threads
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Fake:
+    """A machine: ``others`` runnable threads, a clock, torch's thread number."""
+
+    def __init__(self, threads_now=2, others=0):
+        self.n, self.others, self.t = threads_now, others, 0.0
+        self.reads, self.sets = 0, []
+
+    def load(self):
+        self.reads += 1
+        return self.others
+
+    def set(self, n):
+        self.sets.append(n)
+        self.n = n
+
+    def policy(self, cores=2, **kw):
+        return threads.Adaptive(load=self.load, clock=lambda: self.t, cores=cores, get_threads=lambda: self.n,
+                                set_threads=self.set, **kw)
+
+
+def test_threads_follow_the_free_cores_down_at_once_up_after_three_readings():
+    m = Fake(threads_now=4, others=0)
+    p = m.policy(cores=4)
+    assert p.update() == 4 and m.sets == []          # all 4 cores free: torch's 4 kept
+    m.others = 1
+    assert p.update() == 3 and m.sets == [3]          # one busy neighbour: down at once
+    m.others = 5
+    assert p.update() == 1 and m.sets == [3, 1]       # more runnable than cores: one thread
+    m.others = 0
+    assert [p.update(), p.update()] == [1, 1]         # free again: not yet
+    m.others = 2
+    assert p.update() == 2 and m.sets == [3, 1, 2]    # third reading: the least of the three (4, 4, 2)
+    m.others = 0
+    assert [p.update() for _ in range(3)] == [2, 2, 4]
+    assert p.update() == 4 and m.sets == [3, 1, 2, 4]  # never above torch's own number
+
+
+def test_a_dip_interrupts_the_climb():
+    m = Fake(threads_now=2, others=1)
+    p = m.policy()
+    assert p.update() == 1
+    m.others = 0
+    p.update(), p.update()
+    m.others = 1
+    assert p.update() == 1                            # busy again: the count restarts
+    m.others = 0
+    assert [p.update() for _ in range(3)] == [1, 1, 2]
+
+
+def test_the_load_is_read_at_most_once_per_interval():
+    m = Fake(threads_now=2, others=1)
+    p = m.policy(interval=0.1)
+    for _ in range(50):
+        p()
+    assert m.reads == 1 and m.n == 1
+    m.t = 0.05
+    p()
+    assert m.reads == 1
+    m.t = 0.1
+    p()
+    assert m.reads == 2
+
+
+def test_a_number_set_by_someone_else_stops_the_adaptation():
+    m = Fake(threads_now=2, others=1)
+    p = m.policy()
+    p.update()
+    m.n = 2  # the user's torch.set_num_threads(2)
+    m.others = 3
+    assert p.update() is None and m.n == 2 and m.sets == [1]
+    assert "set_num_threads(2)" in p.reason
+
+
+def test_unknown_load_leaves_the_number():
+    m = Fake(threads_now=2)
+    p = m.policy()
+    m.load = lambda: None
+    p.load = m.load
+    assert p.update() == 2 and m.sets == []
+
+
+def test_fix_sets_and_never_adapts_again():
+    m = Fake(threads_now=2, others=0)
+    p = m.policy()
+    p.fix(1, "DataLoader worker")
+    m.others = 0
+    for _ in range(5):
+        m.t += 1
+        assert p() is None
+    assert m.n == 1 and m.sets == [1] and m.reads == 0
+
+
+@pytest.mark.parametrize("environ, reason", [
+    ({}, None),
+    ({"OMP_NUM_THREADS": "2"}, "OMP_NUM_THREADS is set"),
+    ({"MXNET_CPU_WORKER_NTHREADS": "1"}, "MXNET_CPU_WORKER_NTHREADS is set"),
+    ({"NEOGLUON_ADAPTIVE_THREADS": "0"}, "NEOGLUON_ADAPTIVE_THREADS=0"),
+    ({"NEOGLUON_ADAPTIVE_THREADS": "1"}, None),
+])
+def test_the_users_choice_is_honoured(environ, reason):
+    assert threads.user_choice(environ) == reason
+    m = Fake(threads_now=2, others=1)
+    p = m.policy(reason=threads.user_choice(environ))
+    p()
+    assert m.sets == ([] if reason else [1])
+
+
+def test_runnable_others_reads_the_running_count(tmp_path):
+    f = tmp_path / "loadavg"
+    f.write_text("1.50 0.80 0.40 3/412 12345\n")
+    assert threads.runnable_others(str(f)) == 2     # the reader itself is one of the 3
+    f.write_text("0.00 0.00 0.00 1/80 7\n")
+    assert threads.runnable_others(str(f)) == 0
+    f.write_text("garbage\n")
+    assert threads.runnable_others(str(f)) is None
+    assert threads.runnable_others(str(tmp_path / "missing")) is None
+    if os.path.exists("/proc/loadavg"):
+        assert threads.runnable_others() >= 0
+
+
+def test_hybridized_calls_and_trainer_steps_adapt(monkeypatch):
+    import neogluon as mx
+    calls = []
+    monkeypatch.setattr(threads, "adapt", lambda: calls.append(1))
+    net = mx.gluon.nn.Dense(3)
+    net.initialize()
+    net.hybridize()
+    x = mx.nd.ones((2, 4))
+    net(x)
+    assert len(calls) == 1
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd")
+    with mx.autograd.record():
+        y = net(x)
+    y.backward()
+    trainer.step(2)
+    assert len(calls) == 3
+
+
+def test_the_process_policy_honours_the_environment_at_import():
+    code = ("import neogluon, torch; from neogluon import threads; p = threads.policy(); threads.adapt(); "
+            "print(p.reason, torch.get_num_threads())")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OMP_NUM_THREADS", "MXNET_CPU_WORKER_NTHREADS", "NEOGLUON_ADAPTIVE_THREADS")}
+    env["PYTHONPATH"] = ROOT
+    out = subprocess.run([sys.executable, "-c", code], env=dict(env, OMP_NUM_THREADS="1"), capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out[:2] == ["OMP_NUM_THREADS", "is"] and out[-1] == "1"
+    out = subprocess.run([sys.executable, "-c", code], env=dict(env, NEOGLUON_ADAPTIVE_THREADS="0"),
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "NEOGLUON_ADAPTIVE_THREADS=0"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == "None" and 1 <= int(out[1]) <= len(os.sched_getaffinity(0))
