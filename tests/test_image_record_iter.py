@@ -69,7 +69,7 @@ def test_random_crop_mirror_and_shuffle():
 
 
 def test_unsupported_and_bad_arguments():
-    with pytest.raises(mx.MXNetError, match="random_resized_crop"):
-        mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 20, 24), batch_size=2, random_resized_crop=True)
+    with pytest.raises(mx.MXNetError, match="no_such_argument"):
+        mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 20, 24), batch_size=2, no_such_argument=True)
     with pytest.raises(mx.MXNetError, match="smaller than data_shape"):
         mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 40, 40), batch_size=2).next()

@@ -15,8 +15,7 @@ repeats, and the next epoch continues after them, as MXNet's does.
 Differences, on purpose: the random crop, mirror, augmentations and shuffle draw from Python's
 generator seeded by ``seed`` (MXNet's C++ generator gives other draws); with
 ``round_batch=False`` the incomplete last batch is zero-filled and ``pad`` counts the fill
-(MXNet reports 0 and leaves stale memory). ``random_resized_crop`` with ``max/min_random_area`` and
-``min_aspect_ratio`` is not supported and raises MXNetError.
+(MXNet reports 0 and leaves stale memory).
 """
 import os
 import random
@@ -35,7 +34,8 @@ _IGNORED = ("preprocess_threads", "prefetch_buffer", "verbose", "ctx", "dtype_na
 # the default augmenter's arguments neogluon implements (io/image_aug_default.py)
 _AUGMENT = ("max_rotate_angle", "max_aspect_ratio", "max_shear_ratio", "max_random_scale", "min_random_scale",
             "max_img_size", "min_img_size", "pca_noise", "random_h", "random_s", "random_l", "rotate",
-            "fill_value", "pad", "max_crop_size", "min_crop_size", "brightness", "contrast", "saturation")
+            "fill_value", "pad", "max_crop_size", "min_crop_size", "brightness", "contrast", "saturation",
+            "random_resized_crop", "min_random_area", "max_random_area", "min_aspect_ratio")
 
 
 class ImageRecordIter(DataIter):
