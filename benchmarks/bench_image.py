@@ -9,7 +9,7 @@ with ``mx.recordio``, then times full epochs of the same pipeline:
 - neogluon: ``gluon.data.vision.ImageRecordDataset`` + ``transform_first`` with mx.image's
   augmenters (resize the short side to 112 bilinear, random 96x96 crop, random mirror, cast,
   ImageNet mean/std), HWC -> CHW, batched by a ``gluon.data.DataLoader`` with ``--workers``
-  worker processes (0: in the main process);
+  worker processes (0: in the main process; ``--thread-pool``: worker threads);
 - MXNet 1.9.1: ``mx.io.ImageRecordIter`` (its C++ decoder and augmenter) with the same
   settings and ``preprocess_threads=--workers`` (at least 1), in a subprocess of ``--mxnet``.
 
@@ -86,10 +86,11 @@ class Augment:
         return self.nd.transpose(img, axes=(2, 0, 1))
 
 
-def neogluon_loader(rec, batch, workers):
+def neogluon_loader(rec, batch, workers, thread_pool=False):
     from neogluon import gluon
     ds = gluon.data.vision.ImageRecordDataset(rec).transform_first(Augment())
-    return gluon.data.DataLoader(ds, batch_size=batch, num_workers=workers, last_batch="keep")
+    return gluon.data.DataLoader(ds, batch_size=batch, num_workers=workers, last_batch="keep",
+                                 thread_pool=thread_pool)
 
 
 def time_epoch(loader, cpu=None):
@@ -120,14 +121,17 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--thread-pool", action="store_true",
+                        help="DataLoader(thread_pool=True): worker threads instead of processes")
     args = parser.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="bench_image_")
     prefix = os.path.join(tmp, "bench")
     write_records(prefix, args.images)
     rec = prefix + ".rec"
-    print("%d JPEGs %dx%d in %s (%d bytes); batch %d; workers/threads %d"
-          % (args.images, W, H, rec, os.path.getsize(rec), args.batch_size, args.workers))
-    loader = neogluon_loader(rec, args.batch_size, args.workers)
+    print("%d JPEGs %dx%d in %s (%d bytes); batch %d; %d worker %s vs %d preprocess_threads"
+          % (args.images, W, H, rec, os.path.getsize(rec), args.batch_size, args.workers,
+             "threads" if args.thread_pool else "processes", max(1, args.workers)))
+    loader = neogluon_loader(rec, args.batch_size, args.workers, args.thread_pool)
     time_epoch(loader)  # warm-up: worker start, first decode
     ours, theirs, ratios, our_cpu, their_cpu = [], [], [], [], []
     for r in range(args.rounds):
