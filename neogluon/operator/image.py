@@ -284,7 +284,8 @@ def normalize(data, *, mean, std):
                % (name, tuple(data.shape), name, channels, list(v)))
     m = torch.tensor(mean[:channels], dtype=data.dtype, device=data.device).reshape(-1, 1, 1)
     s = torch.tensor(std[:channels], dtype=data.dtype, device=data.device).reshape(-1, 1, 1)
-    return (data - m) / s
+    # on contiguous memory: a channels-last view (an NHWC batch transposed) broadcasts ~5x slower
+    return (data.contiguous() - m) / s
 
 
 def resized_hw(h, w, size, keep_ratio):
