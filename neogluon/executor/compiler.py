@@ -24,7 +24,7 @@ import torch
 from ..base import MXNetError
 from ..operator import registry
 from ..symbol.symbol import topo_order, aux_nodes
-from .fold import conv_bn_pairs, folded_kernel, relu_after
+from .fold import conv_bn_pairs, folded_kernel
 
 __all__ = ["CompiledGraph", "compile_graph"]
 
@@ -111,21 +111,17 @@ class CompiledGraph:
         lines = []
         last_use = self._last_uses()
         pairs = {} if is_train or not FOLD_BATCHNORM else conv_bn_pairs(self.order, self.symbol._outputs)
-        relus = relu_after(self.order, self.symbol._outputs, pairs) if pairs else {}
         folded = set()
         for k, node in enumerate(self.order):
             if node.op is None:
                 continue
             attrs = overrides.get(id(node), node.parsed)
             bn = pairs.get(id(node))
-            act = relus.get(id(node))
-            line = None if bn is None else self._folded_line(k, node, attrs, bn, scope, var, act)
+            line = None if bn is None else self._folded_line(k, node, attrs, bn, scope, var)
             if line is not None:
                 folded.add(id(bn))
-                if act is not None:
-                    folded.add(id(act))
             elif id(node) in folded:
-                continue  # the BatchNorm (and ReLU) folded into its convolution: its output is the fused line's
+                continue  # the BatchNorm folded into its convolution: its output is the fused line's
             else:
                 line = self._line(k, node, attrs, is_train, scope, var)
             lines.append("    " + line)
@@ -174,11 +170,10 @@ class CompiledGraph:
             return "%s = %s(%s)" % (outs[0], fname, ", ".join(args))
         return "%s, = %s(%s)" % (", ".join(outs), fname, ", ".join(args))
 
-    def _folded_line(self, k, conv, attrs, bn, scope, var, act=None):
+    def _folded_line(self, k, conv, attrs, bn, scope, var):
         """The line running a convolution with the BatchNorm after it folded in (fold.py),
-        and the ReLU ``act`` after that when given, naming its output as the last one's;
-        None when the convolution cannot take it."""
-        kernel = folded_kernel(attrs, bn.parsed, conv.op, bn.op, relu=act is not None)
+        naming its output as the BatchNorm's; None when the convolution cannot take it."""
+        kernel = folded_kernel(attrs, bn.parsed, conv.op, bn.op)
         if kernel is None:
             return None
         fname = "_f%d" % k
@@ -186,9 +181,6 @@ class CompiledGraph:
         args = [self._entry(var, src, i) for src, i, _ in conv.inputs + bn.inputs[1:]]
         out = "v%d_0" % k
         var[(id(conv), 0)] = var[(id(bn), 0)] = out
-        if act is not None:
-            var[(id(act), 0)] = out
-            return "%s = %s(%s)  # %s and %s folded in" % (out, fname, ", ".join(args), bn.name, act.name)
         return "%s = %s(%s)  # %s folded in" % (out, fname, ", ".join(args), bn.name)
 
     def _last_uses(self):

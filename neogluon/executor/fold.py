@@ -11,11 +11,7 @@ backend folds the same way for its inference graphs.
 
 :func:`conv_bn_pairs` finds the foldable pairs of a graph: a ``Convolution`` whose output
 only a ``BatchNorm`` on axis 1 reads (no ``output_mean_var``), with every parameter a graph
-variable; :func:`relu_after` the ReLU activations that only read such a pair's output,
-which the same kernel runs too: oneDNN's convolution with a ReLU post-op
-(``torch.ops.mkldnn._convolution_pointwise``, as MXNet's oneDNN subgraph fuses conv + BN +
-ReLU), one pass over each feature map fewer. :func:`folded_kernel` is the kernel the
-compiler calls instead of the pair: it
+variable. :func:`folded_kernel` is the kernel the compiler calls instead of the pair: it
 folds once and reuses the folded weights while the parameter tensors are the same objects
 at the same version (torch's in-place counter): a training step, ``set_data`` or
 ``load_parameters`` changes them and the next call folds again. When gradients are
@@ -23,14 +19,7 @@ recorded through the parameters, the pair runs unfolded, so that gradients are e
 """
 import torch
 
-from ..operator.conv import _geometry
-
-__all__ = ["conv_bn_pairs", "relu_after", "folded_kernel"]
-
-try:
-    _POINTWISE = torch.ops.mkldnn._convolution_pointwise if torch.backends.mkldnn.is_available() else None
-except (AttributeError, RuntimeError):  # pragma: no cover - a torch without oneDNN
-    _POINTWISE = None
+__all__ = ["conv_bn_pairs", "folded_kernel"]
 
 
 def conv_bn_pairs(order, heads):
@@ -60,42 +49,10 @@ def conv_bn_pairs(order, heads):
     return pairs
 
 
-def relu_after(order, heads, pairs):
-    """``{id(conv node): Activation node}`` for the pairs of ``pairs`` whose BatchNorm output
-    only one ``Activation(act_type='relu')`` reads (and is no graph output)."""
-    readers = {}
-    for node in order:
-        for src, i, _ in node.inputs:
-            readers.setdefault((id(src), i), []).append(node)
-    head_ids = {(id(n), i) for n, i in heads}
-    relus = {}
-    for conv_id, bn in pairs.items():
-        after = readers.get((id(bn), 0), ())
-        if (len(after) == 1 and (id(bn), 0) not in head_ids and after[0].op is not None
-                and after[0].op.name == "Activation" and after[0].parsed["act_type"] == "relu"):
-            relus[conv_id] = after[0]
-    return relus
-
-
-def _relu_conv(conv_attrs):
-    """``(data, weight, bias) -> relu(conv2d(...))`` in one oneDNN call, for 2-D NCHW
-    convolutions on a torch with oneDNN; else None."""
-    kernel, layout = conv_attrs["kernel"], conv_attrs.get("layout")
-    if _POINTWISE is None or len(kernel) != 2 or layout not in (None, "NCHW"):
-        return None
-    stride, dilate, pad = _geometry("Convolution", kernel, conv_attrs["stride"], conv_attrs["dilate"],
-                                    conv_attrs["pad"], "convolution")
-    stride, dilate, pad, groups = list(stride), list(dilate), list(pad), max(conv_attrs["num_group"], 1)
-
-    def run(data, weight, bias):
-        return _POINTWISE(data, weight, bias, pad, stride, dilate, groups, "relu", [None], "")
-    return run
-
-
-def folded_kernel(conv_attrs, bn_attrs, conv_op, bn_op, relu=False):
+def folded_kernel(conv_attrs, bn_attrs, conv_op, bn_op):
     """The kernel ``(data, weight, [bias,] gamma, beta, mean, var) -> BatchNorm(conv(...))``
-    of a foldable pair in prediction (with ``relu``, the ReLU of that), or None when the
-    convolution has no lowering that takes a bias."""
+    of a foldable pair in prediction, or None when the convolution has no lowering that
+    takes a bias."""
     has_bias = not conv_attrs["no_bias"]
     biased = conv_op.lower(dict(conv_attrs, no_bias=False))
     if biased is None:
@@ -103,7 +60,6 @@ def folded_kernel(conv_attrs, bn_attrs, conv_op, bn_op, relu=False):
     plain_conv = conv_op.kernel(conv_attrs, False)
     plain_bn = bn_op.kernel(bn_attrs, False)
     eps, fix_gamma = bn_attrs["eps"], bn_attrs["fix_gamma"]
-    fused = _relu_conv(conv_attrs) if relu else None
     cache = []
 
     def run(data, weight, *rest):
@@ -112,8 +68,7 @@ def folded_kernel(conv_attrs, bn_attrs, conv_op, bn_op, relu=False):
         params = (weight, gamma, beta, mean, var) + ((bias,) if has_bias else ())
         if torch.is_grad_enabled() and (data.requires_grad or any(p.requires_grad for p in params)):
             conv_out = plain_conv(data, weight, bias) if has_bias else plain_conv(data, weight)
-            out = plain_bn(conv_out, gamma, beta, mean, var)
-            return torch.relu(out) if relu else out
+            return plain_bn(conv_out, gamma, beta, mean, var)
         versions = tuple(p._version for p in params)
         if not cache or cache[1] != versions or any(a is not b for a, b in zip(cache[0], params)):
             scale = (torch.ones_like(gamma) if fix_gamma else gamma) / torch.sqrt(var + eps)
@@ -124,10 +79,5 @@ def folded_kernel(conv_attrs, bn_attrs, conv_op, bn_op, relu=False):
             if w.dim() == 4:  # oneDNN's channels-last kernels: the feature maps follow
                 w = w.contiguous(memory_format=torch.channels_last)
             cache[:] = [params, versions, w, b]
-        if not relu:
-            return biased(data, cache[2], cache[3])
-        if (fused is not None and data.dtype == torch.float32 and cache[2].dtype == torch.float32
-                and data.device.type == "cpu" and data.dim() == 4):
-            return fused(data, cache[2], cache[3])
-        return torch.relu(biased(data, cache[2], cache[3]))
+        return biased(data, cache[2], cache[3])
     return run
