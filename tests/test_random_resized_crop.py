@@ -11,7 +11,6 @@ import pytest
 
 pytest.importorskip("cv2")
 import cv2  # noqa: E402
-from scipy import stats  # noqa: E402
 
 import neogluon as mx  # noqa: E402
 
@@ -20,6 +19,20 @@ from random_resized_crop_cases import (BOX_SHAPE, COORDS, COPIES, DETERMINISTIC,
                                        ERRORS, EXPLAINED, FIXTURES, HEIGHT, JPEG, WIDTH, boxes)
 
 BATCHES = np.load(os.path.join(FIXTURES, "batches.npz"))
+
+
+def ks_pvalue(a, b):
+    """The two-sample Kolmogorov-Smirnov test's p-value (asymptotic, with Stephens'
+    correction): the largest gap between the two empirical distribution functions."""
+    a, b = np.sort(a), np.sort(b)
+    values = np.concatenate([a, b])
+    gap = np.abs(np.searchsorted(a, values, "right") / len(a) - np.searchsorted(b, values, "right") / len(b)).max()
+    en = np.sqrt(len(a) * len(b) / (len(a) + len(b)))
+    lam = (en + 0.12 + 0.11 / en) * gap
+    if lam < 0.2:  # the series does not converge there; the p-value is 1 to 6 digits
+        return 1.0
+    k = np.arange(1, 101)
+    return float(np.clip(2 * np.sum((-1.0) ** (k - 1) * np.exp(-2 * (k * lam) ** 2)), 0, 1))
 
 
 def _photos():
@@ -100,8 +113,8 @@ def test_crop_boxes_match_mxnet_in_distribution(name):
                 "centre_x": x + w / 2, "centre_y": y + h / 2}
     a, b = features(theirs), features(ours)
     for key in a:
-        p = stats.ks_2samp(a[key], b[key]).pvalue
-        assert p > 1e-3, (name, key, p)
+        p = ks_pvalue(a[key], b[key])
+        assert p > 0.01, (name, key, p)  # (the draws are seeded: no flakiness)
     if name == "fixed_ratio_swap":  # sides 67x134 (area 0.3 * 200 * 150, ratio 0.5), swapped half of the time
         for found in (theirs, ours):
             sides = {(int(w), int(h)) for w, h in found[:, 2:]}
