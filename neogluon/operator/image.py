@@ -284,8 +284,13 @@ def normalize(data, *, mean, std):
                % (name, tuple(data.shape), name, channels, list(v)))
     m = torch.tensor(mean[:channels], dtype=data.dtype, device=data.device).reshape(-1, 1, 1)
     s = torch.tensor(std[:channels], dtype=data.dtype, device=data.device).reshape(-1, 1, 1)
-    # on contiguous memory: a channels-last view (an NHWC batch transposed) broadcasts ~5x slower
-    return (data.contiguous() - m) / s
+    if data.requires_grad and torch.is_grad_enabled():
+        return (data - m) / s
+    # written into contiguous memory by the subtraction itself: a channels-last view (an NHWC
+    # batch transposed) broadcasts ~5x slower, and a separate contiguous copy costs a pass
+    out = torch.empty(data.shape, dtype=data.dtype, device=data.device)
+    torch.sub(data, m, out=out)
+    return out.div_(s)
 
 
 def resized_hw(h, w, size, keep_ratio):
