@@ -97,6 +97,31 @@ class WorkerSlots:
         self.slots.append(slot)
         return slot
 
+    def stack(self, tensors, is_np):
+        """``torch.stack(tensors)`` written straight into a free slot (no batch in ordinary
+        memory copied over afterwards): its descriptor, or None when it is small or no slot
+        is free."""
+        first = tensors[0]
+        shape = (len(tensors),) + tuple(first.shape)
+        count = len(tensors) * first.numel()
+        if first.device.type != "cpu" or count * first.element_size() < _MIN_BYTES:
+            return None
+        if any(t.shape != first.shape or t.dtype != first.dtype for t in tensors):
+            return None  # torch.stack's own error (or promotion) then applies
+        slot = self._free_slot(count * first.element_size())
+        if slot is None:
+            return None
+        slot.map[0] = 1
+        view = torch.frombuffer(slot.map, dtype=first.dtype, count=count, offset=_HEADER)
+        try:
+            torch.stack(tensors, out=view.view(shape))
+        except BaseException:
+            slot.map[0] = 0
+            raise
+        finally:
+            del view
+        return _InSlot(slot.name, shape, first.dtype, is_np)
+
     def pack(self, batch):
         if type(batch) is list or type(batch) is tuple:
             return type(batch)(self.pack(b) for b in batch)

@@ -106,7 +106,15 @@ def _mp_batchify(data, shared):
     return _as_np(batch) if _NP.array else batch  # MXNet's np.stack under npx.set_np()
 
 
-def _plain_mp_batchify(data):
+def _slot_batchify(data):
+    """``default_mp_batchify_fn`` in a worker with slots: NDArray samples are stacked straight
+    into a shared-memory slot (``_shm_slots.WorkerSlots.stack``), the rest as usual."""
+    if isinstance(data[0], tuple):
+        return [_slot_batchify(field) for field in zip(*data)]
+    if isinstance(data[0], NDArray):
+        packed = _worker_slots.stack([d._t.detach() for d in data], _NP.array)
+        if packed is not None:
+            return packed
     return _mp_batchify(data, False)
 
 
@@ -135,7 +143,7 @@ def _worker_initializer(dataset, batchify_fn, slots_prefix=None, max_slots=0):
     ``slots_prefix``), ignore Ctrl-C (the parent handles it) and use one intra-op thread."""
     global _worker_dataset, _worker_batchify_fn, _worker_slots  # pylint: disable=global-statement
     if slots_prefix and batchify_fn is default_mp_batchify_fn:
-        batchify_fn = _plain_mp_batchify
+        batchify_fn = _slot_batchify
     _worker_dataset, _worker_batchify_fn = dataset, batchify_fn
     _worker_slots = _shm_slots.WorkerSlots(slots_prefix, max_slots) if slots_prefix else None
     signal.signal(signal.SIGINT, signal.SIG_IGN)
