@@ -12,7 +12,8 @@ In MXNet's order (src/io/image_aug_default.cc):
    and sine of the angle, ``hs = 2*scale/(1+ratio)``, ``ws = ratio*hs``, the output
    ``scale * size`` bounded by the size bounds, the image centred in it;
 3. ``pad`` pixels of ``fill_value`` on every side;
-4. the crop of ``data_shape`` (centre, or uniform with ``rand_crop``); with
+4. the crop of ``data_shape`` (centre, or uniform with ``rand_crop``; an image smaller than
+   ``data_shape`` is first resized, aspect kept and sides truncated, to cover it); with
    ``min/max_crop_size`` a square of a size drawn in [min, max] is cut instead and resized
    to ``data_shape``; with ``random_resized_crop`` (when ``min/max_random_area`` or the aspect
    ratio range is set) up to 10 tries of: an area fraction ``U(min_random_area,
@@ -238,8 +239,11 @@ class DefaultAugmenter:
             return _keep3(cv2.resize(img[y:y + size, x:x + size], (w, h),
                                      interpolation=self._inter(size, size, h, w)), img)
         if rows < h or cols < w:
-            raise MXNetError("ImageRecordIter: an image of %dx%d is smaller than data_shape %s; set resize"
-                             % (cols, rows, (self.data_shape,)))
+            # as MXNet 1.9.1: scaled up (aspect kept, sides truncated) to cover data_shape, then cropped
+            factor = max(h / rows, w / cols)
+            new_w, new_h = max(w, int(cols * factor)), max(h, int(rows * factor))
+            img = _keep3(cv2.resize(img, (new_w, new_h), interpolation=self._inter(rows, cols, new_h, new_w)), img)
+            rows, cols = new_h, new_w
         if self.rand_crop:
             y, x = self.rng.randint(0, rows - h), self.rng.randint(0, cols - w)
         else:
