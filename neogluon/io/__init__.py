@@ -9,3 +9,4 @@ __all__ = ["io", "DataDesc", "DataBatch", "DataIter", "NDArrayIter", "CSVIter", 
            "PrefetchingIter", "MNISTIter"]
 from .image_record_iter import (ImageRecordIter, ImageRecordIter_v1, ImageRecordUInt8Iter,  # noqa: E402,F401
                                 ImageRecordUInt8Iter_v1, ImageRecordInt8Iter)
+from .image_det_record_iter import ImageDetRecordIter  # noqa: E402,F401

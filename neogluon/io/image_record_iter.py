@@ -151,10 +151,14 @@ class ImageRecordIter(DataIter):
         """(header, CHW float32 pixels) of the record at ``key``, augmented and mirrored."""
         header, payload = recordio.unpack(self._source.read(key))
         img = image.imdecode(payload, flag=0 if self.data_shape[0] == 1 else 1).asnumpy()
-        img = self._augment(img)
+        img = self._augment_image(img)
         if self.mirror or (self.rand_mirror and self._rng.random() < 0.5):
             img = img[:, ::-1]
         return header, img.transpose(2, 0, 1).astype(np.float32)
+
+    def _augment_image(self, img):
+        """The augmented HWC uint8 image (the default augmenter; ImageDetRecordIter resizes)."""
+        return self._augment(img)
 
     def _fill(self, batch_data, batch_label, slot, key):
         header, pixels = self._image(key)

@@ -1,0 +1,81 @@
+"""``mx.io.ImageDetRecordIter``: MXNet 1.9.1's C++ detection record iterator, deterministic path.
+
+Per record: decode (RGB, or grey for one channel), resize the whole image to ``data_shape``
+(``inter_method``), ``(pixel - mean) * scale / std`` per channel into a float32
+``(batch, C, H, W)`` batch. The record's label (``[header_width, object_width, header...,
+objects...]``) comes out as MXNet's: ``[C, H, W, len(label), label...]`` padded with
+``label_pad_value`` to ``4 + label_pad_width`` values, where ``label_pad_width`` defaults to
+the longest label of the file. Batching, ``round_batch``, shuffling and parts are
+``ImageRecordIter``'s.
+
+Not implemented: the random detection augmentation (``rand_crop_prob``, ``rand_pad_prob``,
+``rand_mirror_prob``, the crop/pad ranges, colour jitter, ...): a non-default value raises an
+``MXNetError`` naming the argument.
+"""
+import numpy as np
+
+from ..base import MXNetError
+from .. import recordio
+from .image_record_iter import ImageRecordIter
+
+__all__ = ["ImageDetRecordIter"]
+
+# MXNet's arguments of the random detection augmentation and their defaults (a default is a no-op)
+_RANDOM = {"rand_crop_prob": 0.0, "rand_pad_prob": 0.0, "rand_mirror_prob": 0.0, "max_random_hue": 0,
+           "random_hue_prob": 0.0, "max_random_saturation": 0, "random_saturation_prob": 0.0,
+           "max_random_illumination": 0, "random_illumination_prob": 0.0, "max_random_contrast": 0.0,
+           "random_contrast_prob": 0.0, "num_crop_sampler": 1, "min_crop_scales": None, "max_crop_scales": None,
+           "min_crop_aspect_ratios": None, "max_crop_aspect_ratios": None, "min_crop_overlaps": None,
+           "max_crop_overlaps": None, "min_crop_sample_coverages": None, "max_crop_sample_coverages": None,
+           "min_crop_object_coverages": None, "max_crop_object_coverages": None, "crop_emit_mode": "center",
+           "emit_overlap_thresh": 0.3, "max_crop_trials": None, "max_pad_scale": 1.0, "fill_value": 127,
+           "resize_mode": "force", "rand_crop": False, "rand_mirror": False, "mirror": False, "resize": -1}
+
+
+class ImageDetRecordIter(ImageRecordIter):
+    """Batches of images and padded detection labels from a RecordIO file (module docstring)."""
+
+    def __init__(self, path_imgrec, data_shape, batch_size, label_pad_width=-1, label_pad_value=-1.0,
+                 label_width=-1, **kwargs):
+        for name, default in _RANDOM.items():
+            if name in kwargs:
+                value = kwargs.pop(name)
+                if value != default and not (default is None and value in ((), [])):
+                    raise MXNetError("ImageDetRecordIter: %s=%r is not supported by neogluon (only the "
+                                     "deterministic path: resize to data_shape, normalize, pad the labels)"
+                                     % (name, value))
+        self.label_pad_value = float(label_pad_value)
+        super().__init__(path_imgrec, data_shape, batch_size, **kwargs)
+        longest = max((len(self._raw_label(key)) for key in self._order), default=0)
+        if label_pad_width <= 0:
+            label_pad_width = longest
+        elif label_pad_width < longest:
+            raise MXNetError("ImageDetRecordIter: label_pad_width %d is smaller than the longest label (%d) of %s"
+                             % (label_pad_width, longest, path_imgrec))
+        self.label_pad_width = label_pad_width
+        desc = self.provide_label[0]
+        self.provide_label = [type(desc)(desc.name, (batch_size, 4 + label_pad_width), np.float32)]
+
+    def _raw_label(self, key):
+        header, _ = recordio.unpack(self._source.read(key))
+        label = np.asarray(header.label, dtype=np.float32).ravel()
+        if label.size < 2 or label[0] < 2 or (label.size - int(label[0])) % max(1, int(label[1])):
+            raise MXNetError("ImageDetRecordIter: the record at %s of the file has no detection label "
+                             "[header_width, object_width, ...]: %s" % (key, label.tolist()))
+        return label
+
+    def _augment_image(self, img):
+        import cv2
+        _, h, w = self.data_shape
+        if img.shape[:2] != (h, w):
+            out = cv2.resize(img, (w, h), interpolation=self._augment._inter(img.shape[0], img.shape[1], h, w))
+            img = out[:, :, None] if out.ndim == 2 else out
+        return img
+
+    def _fill(self, batch_data, batch_label, slot, key):
+        super()._fill(batch_data, batch_label, slot, key)
+        label = self._raw_label(key)
+        row = np.full(4 + self.label_pad_width, self.label_pad_value, np.float32)
+        row[:4] = self.data_shape + (label.size,)
+        row[4:4 + label.size] = label
+        batch_label[slot] = row
