@@ -14,5 +14,6 @@ CONFIGS = {
                                       label_pad_width=20, label_pad_value=-2.0)),
     "scale_nearest": ((3, 16, 16), 2, dict(scale=0.5, inter_method=0, round_batch=False)),
     "gray": ((1, 18, 22), 3, dict(mean_r=5.0)),
+    "mirror_all": ((3, 20, 24), 3, dict(rand_mirror_prob=1.0, mean_g=3.0)),
 }
 EPOCHS = 2

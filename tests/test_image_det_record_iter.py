@@ -39,11 +39,27 @@ def test_batches_equal_mxnet(name):
 
 
 def test_random_augmentation_raises_naming_the_argument():
-    for name, value in [("rand_crop_prob", 0.5), ("rand_pad_prob", 0.3), ("rand_mirror_prob", 0.5),
+    for name, value in [("rand_crop_prob", 0.5), ("rand_pad_prob", 0.3),
                         ("min_crop_scales", (0.3,)), ("max_random_hue", 10)]:
         with pytest.raises(mx.MXNetError, match=name):
             mx.io.ImageDetRecordIter(path_imgrec=REC, data_shape=(3, 20, 24), batch_size=2, **{name: value})
     it = mx.io.ImageDetRecordIter(path_imgrec=REC, data_shape=(3, 20, 24), batch_size=2, rand_crop_prob=0.0)
     assert it.next().label[0].shape == (2, 18)
-    with pytest.raises(mx.MXNetError, match="label_pad_width"):
+    with pytest.raises(mx.MXNetError, match="label_pad_width: 5 smaller than estimated width: 14"):
         mx.io.ImageDetRecordIter(path_imgrec=REC, data_shape=(3, 20, 24), batch_size=2, label_pad_width=5)
+
+
+def test_rand_mirror_prob_flips_about_half():
+    it = mx.io.ImageDetRecordIter(path_imgrec=REC, data_shape=(3, 20, 24), batch_size=3, rand_mirror_prob=0.5,
+                                  seed=2)
+    plain = mx.io.ImageDetRecordIter(path_imgrec=REC, data_shape=(3, 20, 24), batch_size=3)
+    base = plain.next().data[0].asnumpy()
+    flips = 0
+    for _ in range(20):
+        it.reset()
+        data = it.next().data[0].asnumpy()
+        for i in range(3):
+            flipped = np.array_equal(data[i], base[i][:, :, ::-1])
+            assert flipped or np.array_equal(data[i], base[i])
+            flips += flipped
+    assert 15 < flips < 45

@@ -8,8 +8,11 @@ objects...]``) comes out as MXNet's: ``[C, H, W, len(label), label...]`` padded 
 the longest label of the file. Batching, ``round_batch``, shuffling and parts are
 ``ImageRecordIter``'s.
 
-Not implemented: the random detection augmentation (``rand_crop_prob``, ``rand_pad_prob``,
-``rand_mirror_prob``, the crop/pad ranges, colour jitter, ...): a non-default value raises an
+``rand_mirror_prob``: with that probability the image is flipped left-right and each object's
+``xmin, xmax`` become ``1 - xmax, 1 - xmin`` (objects ``[cls, xmin, ymin, xmax, ymax, ...]``).
+
+Not implemented: the rest of the random detection augmentation (``rand_crop_prob``,
+``rand_pad_prob``, the crop/pad ranges, colour jitter, ...): a non-default value raises an
 ``MXNetError`` naming the argument.
 """
 import numpy as np
@@ -21,7 +24,7 @@ from .image_record_iter import ImageRecordIter
 __all__ = ["ImageDetRecordIter"]
 
 # MXNet's arguments of the random detection augmentation and their defaults (a default is a no-op)
-_RANDOM = {"rand_crop_prob": 0.0, "rand_pad_prob": 0.0, "rand_mirror_prob": 0.0, "max_random_hue": 0,
+_RANDOM = {"rand_crop_prob": 0.0, "rand_pad_prob": 0.0, "max_random_hue": 0,
            "random_hue_prob": 0.0, "max_random_saturation": 0, "random_saturation_prob": 0.0,
            "max_random_illumination": 0, "random_illumination_prob": 0.0, "max_random_contrast": 0.0,
            "random_contrast_prob": 0.0, "num_crop_sampler": 1, "min_crop_scales": None, "max_crop_scales": None,
@@ -36,7 +39,7 @@ class ImageDetRecordIter(ImageRecordIter):
     """Batches of images and padded detection labels from a RecordIO file (module docstring)."""
 
     def __init__(self, path_imgrec, data_shape, batch_size, label_pad_width=-1, label_pad_value=-1.0,
-                 label_width=-1, **kwargs):
+                 label_width=-1, rand_mirror_prob=0.0, **kwargs):
         for name, default in _RANDOM.items():
             if name in kwargs:
                 value = kwargs.pop(name)
@@ -45,13 +48,14 @@ class ImageDetRecordIter(ImageRecordIter):
                                      "deterministic path: resize to data_shape, normalize, pad the labels)"
                                      % (name, value))
         self.label_pad_value = float(label_pad_value)
+        self.rand_mirror_prob = float(rand_mirror_prob)
         super().__init__(path_imgrec, data_shape, batch_size, **kwargs)
         longest = max((len(self._raw_label(key)) for key in self._order), default=0)
         if label_pad_width <= 0:
             label_pad_width = longest
         elif label_pad_width < longest:
-            raise MXNetError("ImageDetRecordIter: label_pad_width %d is smaller than the longest label (%d) of %s"
-                             % (label_pad_width, longest, path_imgrec))
+            raise MXNetError("ImageDetRecordIter: label_pad_width: %d smaller than estimated width: %d (the "
+                             "longest label of %s)" % (label_pad_width, longest, path_imgrec))
         self.label_pad_width = label_pad_width
         desc = self.provide_label[0]
         self.provide_label = [type(desc)(desc.name, (batch_size, 4 + label_pad_width), np.float32)]
@@ -77,5 +81,14 @@ class ImageDetRecordIter(ImageRecordIter):
         label = self._raw_label(key)
         row = np.full(4 + self.label_pad_width, self.label_pad_value, np.float32)
         row[:4] = self.data_shape + (label.size,)
+        if self.rand_mirror_prob > 0 and self._rng.random() < self.rand_mirror_prob:
+            # flip the image and each object's [cls, xmin, ymin, xmax, ymax, ...] (float32, as MXNet)
+            batch_data[slot] = batch_data[slot][:, :, ::-1].copy()
+            start, width = int(label[0]), int(label[1])
+            objects = label[start:].reshape(-1, width).copy()
+            xmin = objects[:, 1].copy()
+            objects[:, 1] = np.float32(1) - objects[:, 3]
+            objects[:, 3] = np.float32(1) - xmin
+            label = np.concatenate([label[:start], objects.ravel()])
         row[4:4 + label.size] = label
         batch_label[slot] = row
