@@ -17,3 +17,11 @@ CONFIGS = {
     "mirror_all": ((3, 20, 24), 3, dict(rand_mirror_prob=1.0, mean_g=3.0)),
 }
 EPOCHS = 2
+
+# rand_pad_prob: white images with one box over the whole image, padded with 0; the labels of
+# PAD_EPOCHS epochs (the padded box) compared in distribution
+WHITE = os.path.join(FIXTURES, "white.rec")
+WHITE_SHAPE = (3, 40, 60)
+WHITE_COPIES = 4
+PAD = dict(rand_pad_prob=0.8, max_pad_scale=2.5, fill_value=0)
+PAD_EPOCHS = 60

@@ -12,7 +12,9 @@ import pytest
 pytest.importorskip("cv2")
 
 import neogluon as mx  # noqa: E402
-from image_det_record_iter_cases import CONFIGS, FIXTURES, REC  # noqa: E402
+from image_det_record_iter_cases import (CONFIGS, FIXTURES, PAD, PAD_EPOCHS, REC, WHITE,  # noqa: E402
+                                         WHITE_COPIES, WHITE_SHAPE)
+from test_random_resized_crop import ks_pvalue  # noqa: E402
 
 BATCHES = np.load(os.path.join(FIXTURES, "batches.npz"))
 
@@ -39,7 +41,7 @@ def test_batches_equal_mxnet(name):
 
 
 def test_random_augmentation_raises_naming_the_argument():
-    for name, value in [("rand_crop_prob", 0.5), ("rand_pad_prob", 0.3),
+    for name, value in [("rand_crop_prob", 0.5),
                         ("min_crop_scales", (0.3,)), ("max_random_hue", 10)]:
         with pytest.raises(mx.MXNetError, match=name):
             mx.io.ImageDetRecordIter(path_imgrec=REC, data_shape=(3, 20, 24), batch_size=2, **{name: value})
@@ -63,3 +65,27 @@ def test_rand_mirror_prob_flips_about_half():
             assert flipped or np.array_equal(data[i], base[i])
             flips += flipped
     assert 15 < flips < 45
+
+
+def test_rand_pad_boxes_follow_the_image_and_match_mxnet_in_distribution():
+    """White images with one box over all of it, padded with black: the box neogluon reports is
+    the white region (to a pixel), and the boxes' sides and corners are distributed as MXNet's."""
+    _, h, w = WHITE_SHAPE
+    it = mx.io.ImageDetRecordIter(path_imgrec=WHITE, data_shape=WHITE_SHAPE, batch_size=WHITE_COPIES, seed=4,
+                                  **PAD)
+    found = []
+    for _ in range(PAD_EPOCHS):
+        it.reset()
+        batch = it.next()
+        data, labels = batch.data[0].asnumpy(), batch.label[0].asnumpy()
+        for img, label in zip(data, labels):
+            ys, xs = np.nonzero(img[0] > 128)
+            box = label[7:11]
+            np.testing.assert_allclose([xs.min() / w, ys.min() / h, (xs.max() + 1) / w, (ys.max() + 1) / h], box,
+                                       atol=1.01 / min(h, w))
+        found.append(labels)
+    ours, theirs = np.concatenate(found), BATCHES["pad/labels"]
+    for column in (7, 8, 9, 10):
+        assert ks_pvalue(ours[:, column], theirs[:, column]) > 0.01, column
+    sides = lambda lab: lab[:, 9] - lab[:, 7]  # noqa: E731
+    assert ks_pvalue(sides(ours), sides(theirs)) > 0.01
