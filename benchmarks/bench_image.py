@@ -9,7 +9,10 @@ with ``mx.recordio``, then times full epochs of the same pipeline:
 - neogluon: ``gluon.data.vision.ImageRecordDataset`` + ``transform_first`` with mx.image's
   augmenters (resize the short side to 112 bilinear, random 96x96 crop, random mirror, cast,
   ImageNet mean/std), HWC -> CHW, batched by a ``gluon.data.DataLoader`` with ``--workers``
-  worker processes (0: in the main process);
+  worker processes (0: in the main process; ``--thread-pool``: worker threads). With
+  ``--normalize batch`` the samples stay uint8 HWC after the mirror and each batch is cast,
+  transposed to NCHW and normalized (``nd.image.normalize``) in the loop that takes it (the
+  same float32 values: ``(pixel - mean) / std``; the time counted);
 - MXNet 1.9.1: ``mx.io.ImageRecordIter`` (its C++ decoder and augmenter) with the same
   settings and ``preprocess_threads=--workers`` (at least 1), in a subprocess of ``--mxnet``.
 
@@ -71,32 +74,44 @@ def write_records(prefix, count):
 
 
 class Augment:
-    """The pipeline of ImageRecordIter(resize, rand_crop, rand_mirror, mean, std) with mx.image."""
+    """The pipeline of ImageRecordIter(resize, rand_crop, rand_mirror, mean, std) with mx.image
+    (``per_sample=False``: up to the mirror, uint8 HWC; see ``finish_batch``)."""
 
-    def __init__(self):
+    def __init__(self, per_sample=True):
         from neogluon import image, nd
         self.augs = [image.ResizeAug(RESIZE, interp=1), image.RandomCropAug((CROP, CROP), interp=1),
-                     image.HorizontalFlipAug(0.5), image.CastAug(),
-                     image.ColorNormalizeAug(nd.array(MEAN), nd.array(STD))]
+                     image.HorizontalFlipAug(0.5)]
+        if per_sample:
+            self.augs += [image.CastAug(), image.ColorNormalizeAug(nd.array(MEAN), nd.array(STD))]
+        self.per_sample = per_sample
         self.nd = nd
 
     def __call__(self, img):
         for aug in self.augs:
             img = aug(img)
-        return self.nd.transpose(img, axes=(2, 0, 1))
+        return self.nd.transpose(img, axes=(2, 0, 1)) if self.per_sample else img
 
 
-def neogluon_loader(rec, batch, workers):
+def finish_batch(x):
+    """A uint8 NHWC batch -> float32 NCHW, ``(pixel - mean) / std`` (ColorNormalizeAug's values)."""
+    from neogluon import nd
+    return nd.image.normalize(nd.transpose(x, axes=(0, 3, 1, 2)).astype("float32"), mean=MEAN, std=STD)
+
+
+def neogluon_loader(rec, batch, workers, thread_pool=False, per_sample=True):
     from neogluon import gluon
-    ds = gluon.data.vision.ImageRecordDataset(rec).transform_first(Augment())
-    return gluon.data.DataLoader(ds, batch_size=batch, num_workers=workers, last_batch="keep")
+    ds = gluon.data.vision.ImageRecordDataset(rec).transform_first(Augment(per_sample))
+    return gluon.data.DataLoader(ds, batch_size=batch, num_workers=workers, last_batch="keep",
+                                 thread_pool=thread_pool)
 
 
-def time_epoch(loader, cpu=None):
+def time_epoch(loader, cpu=None, finish=None):
     """Images per second of one epoch (and, into the list ``cpu``, this process's CPU
     seconds per image: all of the work with ``num_workers=0``)."""
     start, cpu0, n = time.perf_counter(), time.process_time(), 0
     for x, _ in loader:
+        if finish is not None:
+            x = finish(x)
         x.wait_to_read()
         n += x.shape[0]
     if cpu is not None:
@@ -120,18 +135,25 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--thread-pool", action="store_true",
+                        help="DataLoader(thread_pool=True): worker threads instead of processes")
+    parser.add_argument("--normalize", choices=("sample", "batch"), default="sample",
+                        help="cast + normalize + HWC->CHW per sample (augmenters) or per batch")
     args = parser.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="bench_image_")
     prefix = os.path.join(tmp, "bench")
     write_records(prefix, args.images)
     rec = prefix + ".rec"
-    print("%d JPEGs %dx%d in %s (%d bytes); batch %d; workers/threads %d"
-          % (args.images, W, H, rec, os.path.getsize(rec), args.batch_size, args.workers))
-    loader = neogluon_loader(rec, args.batch_size, args.workers)
-    time_epoch(loader)  # warm-up: worker start, first decode
+    print("%d JPEGs %dx%d in %s (%d bytes); batch %d; %d worker %s vs %d preprocess_threads; normalized per %s"
+          % (args.images, W, H, rec, os.path.getsize(rec), args.batch_size, args.workers,
+             "threads" if args.thread_pool else "processes", max(1, args.workers), args.normalize))
+    per_sample = args.normalize == "sample"
+    loader = neogluon_loader(rec, args.batch_size, args.workers, args.thread_pool, per_sample)
+    finish = None if per_sample else finish_batch
+    time_epoch(loader, finish=finish)  # warm-up: worker start, first decode
     ours, theirs, ratios, our_cpu, their_cpu = [], [], [], [], []
     for r in range(args.rounds):
-        a = time_epoch(loader, our_cpu)
+        a = time_epoch(loader, our_cpu, finish)
         b = mxnet_epoch(args.mxnet, rec, args.batch_size, max(1, args.workers), their_cpu)
         ours.append(a)
         theirs.append(b)

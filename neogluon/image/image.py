@@ -10,6 +10,7 @@ import random
 import warnings
 
 import numpy as np
+import torch
 
 from ..base import numeric_types
 from .. import ndarray as nd
@@ -35,7 +36,8 @@ def imdecode(buf, *args, **kwargs):
         if not isinstance(buf, (bytes, bytearray, np.ndarray)):
             raise ValueError("buf must be of type bytes, bytearray or numpy.ndarray,"
                              "if you would like to input type str, please convert to bytes")
-        buf = nd.array(np.frombuffer(buf, dtype=np.uint8).copy(), dtype=np.uint8)
+        # wrapped as it is (one copy of the bytes; nd.array's conversions cost more than the copy)
+        buf = nd.NDArray(torch.from_numpy(np.frombuffer(buf, dtype=np.uint8).copy()))
     return _internal._cvimdecode(buf, *args, **kwargs)
 
 

@@ -7,4 +7,6 @@ from .mnist import MNISTIter
 
 __all__ = ["io", "DataDesc", "DataBatch", "DataIter", "NDArrayIter", "CSVIter", "LibSVMIter", "ResizeIter",
            "PrefetchingIter", "MNISTIter"]
-from .image_record_iter import ImageRecordIter  # noqa: E402,F401
+from .image_record_iter import (ImageRecordIter, ImageRecordIter_v1, ImageRecordUInt8Iter,  # noqa: E402,F401
+                                ImageRecordUInt8Iter_v1, ImageRecordInt8Iter)
+from .image_det_record_iter import ImageDetRecordIter  # noqa: E402,F401

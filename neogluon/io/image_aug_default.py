@@ -12,9 +12,16 @@ In MXNet's order (src/io/image_aug_default.cc):
    and sine of the angle, ``hs = 2*scale/(1+ratio)``, ``ws = ratio*hs``, the output
    ``scale * size`` bounded by the size bounds, the image centred in it;
 3. ``pad`` pixels of ``fill_value`` on every side;
-4. the crop of ``data_shape`` (centre, or uniform with ``rand_crop``); with
+4. the crop of ``data_shape`` (centre, or uniform with ``rand_crop``; an image smaller than
+   ``data_shape`` is first resized, aspect kept and sides truncated, to cover it); with
    ``min/max_crop_size`` a square of a size drawn in [min, max] is cut instead and resized
-   to ``data_shape``;
+   to ``data_shape``; with ``random_resized_crop`` (when ``min/max_random_area`` or the aspect
+   ratio range is set) up to 10 tries of: an area fraction ``U(min_random_area,
+   max_random_area)`` and a ratio ``U(min_aspect_ratio, max_aspect_ratio)`` (without
+   ``min_aspect_ratio``: ``U(1 - max_aspect_ratio, 1 + max_aspect_ratio)``) give the sides
+   ``round(sqrt(area * ratio))`` x ``round(sqrt(area / ratio))`` (float32), swapped with
+   probability 0.5; the first that fits is cut at a uniform position and resized to
+   ``data_shape``; when none fits, the plain crop above;
 5. colour jitter: ``brightness`` (pixels times ``1 + U(-b, b)``), ``contrast`` (towards the
    image's mean grey level), ``saturation`` (towards each pixel's grey level), each rounded
    to uint8 as OpenCV's ``convertTo``/``addWeighted``; the grey levels, as MXNet's, convert
@@ -59,9 +66,10 @@ class DefaultAugmenter:
                  max_shear_ratio=0.0, max_random_scale=1.0, min_random_scale=1.0, max_img_size=1e10,
                  min_img_size=0.0, pca_noise=0.0, random_h=0, random_s=0, random_l=0, rotate=-1, fill_value=255,
                  inter_method=1, pad=0, max_crop_size=-1, min_crop_size=-1, brightness=0.0, contrast=0.0,
-                 saturation=0.0):
-        if not (1 <= inter_method <= 4 or 9 <= inter_method <= 10):
-            raise MXNetError("ImageRecordIter: invalid inter_method %d: valid values are 1, 2, 3, 4, 9, 10"
+                 saturation=0.0, random_resized_crop=False, min_random_area=1.0, max_random_area=1.0,
+                 min_aspect_ratio=None):
+        if not (0 <= inter_method <= 4 or 9 <= inter_method <= 10):
+            raise MXNetError("ImageRecordIter: invalid inter_method %d: valid values are 0, 1, 2, 3, 4, 9, 10"
                              % inter_method)
         self.data_shape = tuple(data_shape)
         self.rng = rng
@@ -82,9 +90,42 @@ class DefaultAugmenter:
         self.pad = int(pad)
         self.crop_size = (int(min_crop_size), int(max_crop_size))
         self.jitter = (float(brightness), float(contrast), float(saturation))
+        self.min_aspect_ratio = None if min_aspect_ratio is None else float(min_aspect_ratio)
+        self.random_resized_crop = bool(random_resized_crop)
+        self.random_area = (float(min_random_area), float(max_random_area))
+        # with random_resized_crop the aspect ratio shapes the crop, not the warp
+        aspect = not self.random_resized_crop and (self.max_aspect_ratio != 0 or self.min_aspect_ratio is not None)
         self.affine = (self.max_rotate_angle > 0 or self.max_shear_ratio > 0 or self.rotate > 0
-                       or self.max_random_scale != 1 or self.min_random_scale != 1 or self.max_aspect_ratio != 0
+                       or self.max_random_scale != 1 or self.min_random_scale != 1 or aspect
                        or self.max_img_size != 1e10 or self.min_img_size != 0)
+        if self.affine and inter_method == 0:  # as MXNet: its warp takes no nearest-neighbour code
+            raise MXNetError("ImageRecordIter: invalid inter_method 0 with rotation, shear, random scale, aspect "
+                             "ratio or image size bounds: valid values are 1, 2, 3, 4, 9, 10")
+        self.resized_crop = self.random_resized_crop and self._check_resized_crop(rand_crop)
+
+    def _aspect_range(self):
+        if self.min_aspect_ratio is None:
+            return 1 - self.max_aspect_ratio, 1 + self.max_aspect_ratio
+        return self.min_aspect_ratio, self.max_aspect_ratio
+
+    def _check_resized_crop(self, rand_crop):
+        """MXNet's checks of ``random_resized_crop``; whether it crops (else the plain crop)."""
+        if (self.min_random_scale != 1 or self.max_random_scale != 1 or self.crop_size != (-1, -1)
+                or rand_crop):
+            raise MXNetError("ImageRecordIter: setting random_resized_crop to true conflicts with "
+                             "min_random_scale, max_random_scale, min_crop_size, max_crop_size, and rand_crop")
+        low, high = self.random_area
+        if low == 1 and high == 1 and self.max_aspect_ratio == 0 and self.min_aspect_ratio is None:
+            return False
+        low_ratio, high_ratio = self._aspect_range()
+        if not low_ratio > 0:
+            raise MXNetError("ImageRecordIter: random_resized_crop needs a positive aspect ratio, got the range "
+                             "[%g, %g] (min_aspect_ratio, max_aspect_ratio)" % (low_ratio, high_ratio))
+        if not low <= high:
+            raise MXNetError("ImageRecordIter: min_random_area %g > max_random_area %g" % (low, high))
+        if not low_ratio <= high_ratio:
+            raise MXNetError("ImageRecordIter: min_aspect_ratio %g > max_aspect_ratio %g" % (low_ratio, high_ratio))
+        return True
 
     def _inter(self, rows, cols, new_rows, new_cols):
         """OpenCV's interpolation for MXNet's code (9: by the size change, 10: random)."""
@@ -134,7 +175,11 @@ class DefaultAugmenter:
         a = np.float32(math.cos(angle / 180.0 * math.pi))
         b = np.float32(math.sin(angle / 180.0 * math.pi))
         scale = np.float32(rng.random() * (self.max_random_scale - self.min_random_scale) + self.min_random_scale)
-        ratio = np.float32(rng.random() * self.max_aspect_ratio * 2 - self.max_aspect_ratio + 1)
+        if self.random_resized_crop:
+            ratio = np.float32(1)
+        else:
+            low, high = self._aspect_range()
+            ratio = np.float32(rng.random() * (high - low) + low)
         hs = np.float32(2 * scale / (1 + ratio))
         ws = np.float32(ratio * hs)
         rows, cols = img.shape[:2]
@@ -152,8 +197,34 @@ class DefaultAugmenter:
         return _keep3(cv2.warpAffine(img, m, size, flags=inter, borderMode=cv2.BORDER_CONSTANT,
                                      borderValue=(self.fill_value,) * 3), img)
 
+    def _resized_crop(self, cv2, img):
+        """The random resized crop (module docstring, step 4), or None when no try fits."""
+        _, h, w = self.data_shape
+        rows, cols = img.shape[:2]
+        area = np.float32(rows * cols)
+        low, high = self.random_area
+        low_ratio, high_ratio = self._aspect_range()
+        rng = self.rng
+        for _ in range(10):
+            target = area * np.float32(rng.random() * (high - low) + low)
+            ratio = np.float32(rng.random() * (high_ratio - low_ratio) + low_ratio)
+            # C++'s std::round: halves away from zero
+            crop_w = int(math.floor(np.sqrt(np.float32(target * ratio)) + 0.5))
+            crop_h = int(math.floor(np.sqrt(np.float32(target / ratio)) + 0.5))
+            if rng.random() > 0.5:
+                crop_w, crop_h = crop_h, crop_w
+            if crop_w <= cols and crop_h <= rows:
+                x, y = rng.randint(0, cols - crop_w), rng.randint(0, rows - crop_h)
+                return _keep3(cv2.resize(img[y:y + crop_h, x:x + crop_w], (w, h),
+                                         interpolation=self._inter(crop_h, crop_w, h, w)), img)
+        return None
+
     def _crop(self, cv2, img):
         _, h, w = self.data_shape
+        if self.resized_crop:
+            out = self._resized_crop(cv2, img)
+            if out is not None:
+                return out
         rows, cols = img.shape[:2]
         low, high = self.crop_size
         if low != -1 or high != -1:
@@ -168,8 +239,11 @@ class DefaultAugmenter:
             return _keep3(cv2.resize(img[y:y + size, x:x + size], (w, h),
                                      interpolation=self._inter(size, size, h, w)), img)
         if rows < h or cols < w:
-            raise MXNetError("ImageRecordIter: an image of %dx%d is smaller than data_shape %s; set resize"
-                             % (cols, rows, (self.data_shape,)))
+            # as MXNet 1.9.1: scaled up (aspect kept, sides truncated) to cover data_shape, then cropped
+            factor = max(h / rows, w / cols)
+            new_w, new_h = max(w, int(cols * factor)), max(h, int(rows * factor))
+            img = _keep3(cv2.resize(img, (new_w, new_h), interpolation=self._inter(rows, cols, new_h, new_w)), img)
+            rows, cols = new_h, new_w
         if self.rand_crop:
             y, x = self.rng.randint(0, rows - h), self.rng.randint(0, cols - w)
         else:

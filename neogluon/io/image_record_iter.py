@@ -15,8 +15,7 @@ repeats, and the next epoch continues after them, as MXNet's does.
 Differences, on purpose: the random crop, mirror, augmentations and shuffle draw from Python's
 generator seeded by ``seed`` (MXNet's C++ generator gives other draws); with
 ``round_batch=False`` the incomplete last batch is zero-filled and ``pad`` counts the fill
-(MXNet reports 0 and leaves stale memory). ``random_resized_crop`` with ``max/min_random_area`` and
-``min_aspect_ratio`` is not supported and raises MXNetError.
+(MXNet reports 0 and leaves stale memory).
 """
 import os
 import random
@@ -28,18 +27,24 @@ from .. import image, ndarray as nd, recordio
 from .image_aug_default import DefaultAugmenter
 from .io import DataBatch, DataDesc, DataIter
 
-__all__ = ["ImageRecordIter"]
+__all__ = ["ImageRecordIter", "ImageRecordIter_v1", "ImageRecordUInt8Iter", "ImageRecordUInt8Iter_v1",
+           "ImageRecordInt8Iter"]
 
 _IGNORED = ("preprocess_threads", "prefetch_buffer", "verbose", "ctx", "dtype_name", "shuffle_chunk_size",
             "shuffle_chunk_seed", "seed_aug", "device_id", "aug_seq")
 # the default augmenter's arguments neogluon implements (io/image_aug_default.py)
 _AUGMENT = ("max_rotate_angle", "max_aspect_ratio", "max_shear_ratio", "max_random_scale", "min_random_scale",
             "max_img_size", "min_img_size", "pca_noise", "random_h", "random_s", "random_l", "rotate",
-            "fill_value", "pad", "max_crop_size", "min_crop_size", "brightness", "contrast", "saturation")
+            "fill_value", "pad", "max_crop_size", "min_crop_size", "brightness", "contrast", "saturation",
+            "random_resized_crop", "min_random_area", "max_random_area", "min_aspect_ratio")
 
 
 class ImageRecordIter(DataIter):
     """Batches of images from a RecordIO file (see the module docstring)."""
+
+    # the batch's dtype: float32 normalized; uint8 the augmented pixels (MXNet ignores mean,
+    # std and scale); int8 ``floor(pixel - mean)`` saturated to [-128, 127] (std and scale ignored)
+    _OUTPUT = "float32"
 
     def __init__(self, path_imgrec, data_shape, batch_size, path_imgidx="", label_width=1, shuffle=False, seed=0,
                  round_batch=True, num_parts=1, part_index=0, resize=-1, rand_crop=False, rand_mirror=False,
@@ -82,7 +87,7 @@ class ImageRecordIter(DataIter):
         else:
             self._mean = np.array([mean_r, mean_g, mean_b, mean_a][:channels], np.float32).reshape(-1, 1, 1)
         label_shape = (batch_size,) if label_width == 1 else (batch_size, label_width)
-        self.provide_data = [DataDesc(data_name, (batch_size,) + data_shape, np.float32)]
+        self.provide_data = [DataDesc(data_name, (batch_size,) + data_shape, np.dtype(self._OUTPUT).type)]
         self.provide_label = [DataDesc(label_name, label_shape, np.float32)]
         self._begin_epoch()
 
@@ -135,29 +140,61 @@ class ImageRecordIter(DataIter):
             for k in range(pad):
                 self._fill(batch_data, batch_label, top + k, self._order[k % len(self._order)])
             self._overflow = pad
-        return DataBatch([nd.array(batch_data)], [nd.array(batch_label)], pad=pad, provide_data=self.provide_data,
+        if self._OUTPUT == "uint8":
+            batch_data = batch_data.astype(np.uint8)
+        elif self._OUTPUT == "int8":
+            batch_data = np.clip(batch_data, -128, 127).astype(np.int8)
+        return DataBatch([nd.array(batch_data, dtype=self._OUTPUT)], [nd.array(batch_label)], pad=pad, provide_data=self.provide_data,
                          provide_label=self.provide_label)
 
     def _image(self, key):
         """(header, CHW float32 pixels) of the record at ``key``, augmented and mirrored."""
         header, payload = recordio.unpack(self._source.read(key))
         img = image.imdecode(payload, flag=0 if self.data_shape[0] == 1 else 1).asnumpy()
-        img = self._augment(img)
+        img = self._augment_image(img)
         if self.mirror or (self.rand_mirror and self._rng.random() < 0.5):
             img = img[:, ::-1]
         return header, img.transpose(2, 0, 1).astype(np.float32)
 
+    def _augment_image(self, img):
+        """The augmented HWC uint8 image (the default augmenter; ImageDetRecordIter resizes)."""
+        return self._augment(img)
+
     def _fill(self, batch_data, batch_label, slot, key):
         header, pixels = self._image(key)
+        label = np.asarray(header.label, dtype=np.float32).ravel()
+        batch_label[slot] = label[0] if self.label_width == 1 else label[:self.label_width]
+        if self._OUTPUT == "uint8":
+            batch_data[slot] = pixels
+            return
         centred = pixels - self._mean
+        if self._OUTPUT == "int8":
+            np.floor(centred, out=batch_data[slot])
+            return
         if self.max_random_contrast > 0 or self.max_random_illumination > 0:
             mc, mi = self.max_random_contrast, self.max_random_illumination
             contrast = np.float32(self._rng.random() * mc * 2 - mc + 1)
             illumination = np.float32(self._rng.random() * mi * 2 - mi)
             centred = centred * contrast + illumination
         np.multiply(centred, self._factor, out=batch_data[slot])
-        label = np.asarray(header.label, dtype=np.float32).ravel()
-        batch_label[slot] = label[0] if self.label_width == 1 else label[:self.label_width]
+
+
+class ImageRecordUInt8Iter(ImageRecordIter):
+    """``ImageRecordIter`` giving the augmented pixels as a uint8 batch (no mean, std or scale)."""
+    _OUTPUT = "uint8"
+
+
+class ImageRecordInt8Iter(ImageRecordIter):
+    """``ImageRecordIter`` giving ``floor(pixel - mean)`` saturated to int8 (std and scale ignored)."""
+    _OUTPUT = "int8"
+
+
+class ImageRecordIter_v1(ImageRecordIter):  # pylint: disable=invalid-name
+    """MXNet's older implementation of ``ImageRecordIter``: the same arguments and batches."""
+
+
+class ImageRecordUInt8Iter_v1(ImageRecordUInt8Iter):  # pylint: disable=invalid-name
+    """MXNet's older implementation of ``ImageRecordUInt8Iter``: the same arguments and batches."""
 
 
 class _RecordSource:

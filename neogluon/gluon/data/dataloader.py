@@ -6,13 +6,16 @@ function. With ``num_workers > 0`` they are made by a ``multiprocessing.Pool`` (
 still arrive in sampler order, so workers give exactly the batches of ``num_workers=0``.
 
 Worker processes hand NDArrays back through shared memory, as MXNet's ``cpu_shared``
-arrays do: NDArray is registered with ``multiprocessing``'s ``ForkingPickler`` so that
-its tensor travels by torch's shared-memory reduction instead of being copied into the
-pipe. The dataset and batchify function are given to each worker once, when the pool
-starts (inherited on fork), not pickled with every batch.
+arrays do: the large arrays of a batch through a few reusable shared-memory slots per worker
+(``_shm_slots.py``: no fresh shared memory and no file-descriptor hand-over per batch),
+anything else pickled; NDArray is also registered with ``multiprocessing``'s
+``ForkingPickler`` so that one nested elsewhere travels by torch's shared-memory reduction
+instead of being copied into the pipe. The dataset and batchify function are given to each
+worker once, when the pool starts (inherited on fork), not pickled with every batch.
 """
 import collections
 import multiprocessing
+import os
 import multiprocessing.pool
 import signal
 from multiprocessing.reduction import ForkingPickler
@@ -25,6 +28,7 @@ from ... import threads as _threads
 from ...ndarray import NDArray
 from ...np_mode import FLAGS as _NP
 from ...numpy.multiarray import as_np as _as_np
+from . import _shm_slots
 from . import sampler as _sampler
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn", "rebuild_ndarray", "reduce_ndarray",
@@ -83,16 +87,36 @@ def default_batchify_fn(data):
 def default_mp_batchify_fn(data):
     """``default_batchify_fn`` for worker processes: the batch is built directly in shared
     memory (MXNet's ``cpu_shared`` context), so passing it back copies nothing."""
+    return _mp_batchify(data, True)
+
+
+def _mp_batchify(data, shared):
+    """``default_mp_batchify_fn``; with ``shared=False`` in ordinary memory (for the
+    DataLoader's workers, whose slots are the shared memory)."""
+    if isinstance(data[0], tuple):
+        return [_mp_batchify(field, shared) for field in zip(*data)]
     if isinstance(data[0], NDArray):
         tensors = [d._t.detach() for d in data]
         out = torch.empty((len(tensors),) + tuple(tensors[0].shape), dtype=tensors[0].dtype)
-        return NDArray(torch.stack(tensors, out=out.share_memory_()))
+        batch = NDArray(torch.stack(tensors, out=out.share_memory_() if shared else out))
+    else:
+        data = np.asarray(data)
+        batch = nd.array(data, dtype=data.dtype)
+        if shared:
+            batch._t.share_memory_()
+    return _as_np(batch) if _NP.array else batch  # MXNet's np.stack under npx.set_np()
+
+
+def _slot_batchify(data):
+    """``default_mp_batchify_fn`` in a worker with slots: NDArray samples are stacked straight
+    into a shared-memory slot (``_shm_slots.WorkerSlots.stack``), the rest as usual."""
     if isinstance(data[0], tuple):
-        return [default_mp_batchify_fn(field) for field in zip(*data)]
-    data = np.asarray(data)
-    batch = nd.array(data, dtype=data.dtype)
-    batch._t.share_memory_()
-    return batch
+        return [_slot_batchify(field) for field in zip(*data)]
+    if isinstance(data[0], NDArray):
+        packed = _worker_slots.stack([d._t.detach() for d in data], _NP.array)
+        if packed is not None:
+            return packed
+    return _mp_batchify(data, False)
 
 
 def _pin(batch, device_id):
@@ -111,20 +135,26 @@ def _pin(batch, device_id):
 # ---------------------------------------------------------------------- worker side
 _worker_dataset = None
 _worker_batchify_fn = None
+_worker_slots = None
 
 
-def _worker_initializer(dataset, batchify_fn):
-    """Runs once in each worker process: keep the dataset and batchify function, ignore
-    Ctrl-C (the parent handles it) and use one intra-op thread per worker."""
-    global _worker_dataset, _worker_batchify_fn  # pylint: disable=global-statement
+def _worker_initializer(dataset, batchify_fn, slots_prefix=None, max_slots=0):
+    """Runs once in each worker process: keep the dataset and batchify function (the
+    default one stacks in ordinary memory when the batch goes back through the slots of
+    ``slots_prefix``), ignore Ctrl-C (the parent handles it) and use one intra-op thread."""
+    global _worker_dataset, _worker_batchify_fn, _worker_slots  # pylint: disable=global-statement
+    if slots_prefix and batchify_fn is default_mp_batchify_fn:
+        batchify_fn = _slot_batchify
     _worker_dataset, _worker_batchify_fn = dataset, batchify_fn
+    _worker_slots = _shm_slots.WorkerSlots(slots_prefix, max_slots) if slots_prefix else None
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _threads.fix(1, "DataLoader worker")  # the workers are the parallelism; never adapted
 
 
 def _worker_fn(samples):
     """Make one batch in a worker process."""
-    return _worker_batchify_fn([_worker_dataset[i] for i in samples])
+    batch = _worker_batchify_fn([_worker_dataset[i] for i in samples])
+    return _worker_slots.pack(batch) if _worker_slots is not None else batch
 
 
 def _thread_worker_fn(samples, batchify_fn, dataset):
@@ -177,6 +207,8 @@ class _MultiWorkerIter:
         except Exception:
             loader._worker_pool.terminate()
             raise
+        if loader._slots is not None:
+            batch = loader._slots.unpack(batch)
         if loader._pin_memory:
             batch = _pin(batch, loader._pin_device_id)
         return batch
@@ -223,6 +255,7 @@ class DataLoader:
         if batchify_fn is None:
             batchify_fn = default_mp_batchify_fn if self._num_workers > 0 else default_batchify_fn
         self._batchify_fn = batchify_fn
+        self._slots = None
         self._worker_pool = self._make_pool() if self._num_workers > 0 else None
         self.auto_reload = auto_reload
         self._iter = None
@@ -249,8 +282,13 @@ class DataLoader:
     def _make_pool(self):
         if self._thread_pool:
             return multiprocessing.pool.ThreadPool(self._num_workers)
+        prefix = None
+        if _shm_slots.available():
+            prefix = os.path.join(_shm_slots.SHM_DIR, "neogluon-dl-%d-%s" % (os.getpid(), os.urandom(6).hex()))
+            self._slots = _shm_slots.ParentSlots(prefix)
+        # a worker holds at most the batches prefetched and not yet taken: that many slots, and two more
         return multiprocessing.Pool(self._num_workers, initializer=_worker_initializer,
-                                    initargs=(self._dataset, self._batchify_fn))
+                                    initargs=(self._dataset, self._batchify_fn, prefix, self._prefetch + 2))
 
     def _same_process_iter(self):
         for indices in self._batch_sampler:
@@ -287,6 +325,9 @@ class DataLoader:
         pool = getattr(self, "_worker_pool", None)
         if pool is not None:
             pool.terminate()
+        slots = getattr(self, "_slots", None)
+        if slots is not None:
+            slots.close()
 
 
 # MXNet 1.x's first loader and its queues live in this module's namespace too

@@ -1,0 +1,101 @@
+"""DataLoader worker processes hand large arrays back through reusable shared-memory slots
+(neogluon/gluon/data/_shm_slots.py): the batches equal those made in the main process, over
+epochs (slots reused), with batches growing and shrinking, in NumPy mode, and no file is left
+in /dev/shm once the loader is gone, even after an epoch broken off."""
+import gc
+import glob
+import os
+
+import numpy as np
+import pytest
+
+import neogluon as mx
+from neogluon import gluon, nd
+from neogluon.gluon.data import _shm_slots
+
+pytestmark = pytest.mark.skipif(not _shm_slots.available(), reason="no /dev/shm")
+
+
+class _Big:
+    """Sample i: a (3, 64, 64) float32 array full of i (48 KB: a batch of 2 or more takes a
+    slot) and the label i as float64; sample 7 is larger (the batch holding it does not fit
+    the slots made so far)."""
+
+    def __len__(self):
+        return 23
+
+    def __getitem__(self, i):
+        side = 96 if i == 7 else 64
+        return nd.full((3, side, side), float(i)), float(i)
+
+
+class _Same(_Big):
+    def __getitem__(self, i):
+        return nd.full((3, 64, 64), float(i)), np.int32(i)
+
+
+def _files():
+    return glob.glob(os.path.join(_shm_slots.SHM_DIR, "neogluon-dl-%d-*" % os.getpid()))
+
+
+def _check(batches, size, count):
+    seen = []
+    for x, y in batches:
+        assert isinstance(x, nd.NDArray) and x.dtype == np.float32
+        values = x.asnumpy().reshape(x.shape[0], -1)
+        assert (values == values[:, :1]).all()
+        seen.extend(values[:, 0].tolist())
+        np.testing.assert_array_equal(y.asnumpy(), values[:, 0])
+    assert seen == [float(i) for i in range(count)]
+
+
+def test_batches_equal_the_main_process_over_epochs():
+    before = set(_files())
+    loader = gluon.data.DataLoader(_Same(), batch_size=4, num_workers=2, prefetch=3)
+    plain = [(x.asnumpy(), y.asnumpy()) for x, y in gluon.data.DataLoader(_Same(), batch_size=4)]
+    for _ in range(3):  # the slots are reused from one epoch to the next
+        got = [(x.asnumpy(), y.asnumpy(), y.dtype) for x, y in loader]
+        assert len(got) == len(plain)
+        for (x, y, dtype), (px, py) in zip(got, plain):
+            np.testing.assert_array_equal(x, px)
+            np.testing.assert_array_equal(y, py)
+            assert dtype == py.dtype == np.int32
+    assert len(set(_files()) - before) <= 2 * (3 + 2)  # the slots, named after the parent
+    del loader
+    gc.collect()
+    assert set(_files()) <= before
+
+
+def test_a_batch_larger_than_the_slots_and_a_short_last_batch():
+    # samples of one shape per batch: batch 1 holds sample 7, of another shape: batch_size 1
+    loader = gluon.data.DataLoader(_Big(), batch_size=1, num_workers=2)
+    for _ in range(2):
+        _check(loader, 1, 23)
+    big = gluon.data.DataLoader(_Same(), batch_size=5, num_workers=2)  # 4 batches of 5, one of 3
+    sizes = []
+    for x, y in big:
+        sizes.append(x.shape[0])
+        assert (x.asnumpy()[:, 0, 0, 0] == y.asnumpy()).all()
+    assert sizes == [5, 5, 5, 5, 3]
+
+
+def test_numpy_mode_batches():
+    with mx.util.np_shape(True), mx.util.np_array(True):
+        loader = gluon.data.DataLoader(_Same(), batch_size=4, num_workers=2)
+        x, y = next(iter(loader))
+        assert isinstance(x, mx.np.ndarray) and x.shape == (4, 3, 64, 64)
+        assert float(x[3, 0, 0, 0]) == 3.0
+
+
+def test_no_file_left_after_an_epoch_broken_off():
+    before = set(_files())
+    loader = gluon.data.DataLoader(_Same(), batch_size=2, num_workers=2, prefetch=4)
+    for i, (x, _) in enumerate(loader):
+        assert float(x.asnumpy()[0, 0, 0, 0]) == 2 * i
+        if i == 1:
+            break
+    x, _ = next(iter(loader))  # a new epoch while batches of the first are pending
+    assert float(x.asnumpy()[0, 0, 0, 0]) == 0
+    del loader, x
+    gc.collect()
+    assert set(_files()) <= before
