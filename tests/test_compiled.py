@@ -23,6 +23,7 @@ from neogluon.gluon import nn, rnn
 def _compile_on(monkeypatch):
     monkeypatch.setenv("NEOGLUON_COMPILE", "1")
     monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "0")  # the compiled code always runs (checked below)
+    monkeypatch.setenv("NEOGLUON_COMPILE_PACKAGE", "0")  # torch.compile's freezing; the package route: below
     monkeypatch.setattr(inductor, "_ISA_DONE", [None])  # inductor probes the CPU itself (vec_isa_probe: tested below)
 
 
@@ -191,8 +192,9 @@ def test_a_users_shape_error_does_not_use_up_the_compilation(monkeypatch):
     assert [k[1][0][0] for k in graph.compile_seconds] == [(4, 10)] and not graph._failed
 
 
-def test_frozen_prediction_stops_when_the_weights_change(monkeypatch):
+def test_frozen_prediction_stops_when_the_weights_change_and_freezes_again(monkeypatch):
     monkeypatch.setattr(torch, "compile", _identity_compile)
+    monkeypatch.setattr(inductor, "REFREEZE_CALLS", 3)
     x = nd.random.uniform(shape=(4, 10))
     plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
     _close(comp(x).asnumpy(), plain(x).asnumpy())
@@ -200,10 +202,15 @@ def test_frozen_prediction_stops_when_the_weights_change(monkeypatch):
     assert len(frozen) == 1 and frozen[0].frozen is not None
     _close(comp(x).asnumpy(), plain(x).asnumpy())
     assert frozen[0].frozen is not None
-    for net in (plain, comp):
-        net[0].weight.data()[:] += 1  # in place: same tensor, a new version
-    _close(comp(x).asnumpy(), plain(x).asnumpy())
-    assert frozen[0].frozen is None
+    for step in range(2):  # the weights change between calls: never frozen
+        for net in (plain, comp):
+            net[0].weight.data()[:] += 1  # in place: same tensor, a new version
+        _close(comp(x).asnumpy(), plain(x).asnumpy())
+        assert frozen[0].frozen is None and frozen[0].freezes == 1
+    for _ in range(3):  # unchanged for REFREEZE_CALLS calls: frozen again, with the new weights
+        _close(comp(x).asnumpy(), plain(x).asnumpy())
+    assert frozen[0].frozen is not None and frozen[0].freezes == 2
+    _close(frozen[0].module.p0.detach().numpy(), comp[0].weight.data().asnumpy(), 0)
     # static_shape: a new shape is compiled too
     x2 = nd.random.uniform(shape=(2, 10))
     _close(comp(x2).asnumpy(), plain(x2).asnumpy())
