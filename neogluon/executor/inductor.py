@@ -457,12 +457,12 @@ def _source_digest():
 
 
 def package_key(symbol, data, params, is_param):
-    """The disk-cache key of a frozen prediction graph: the graph's JSON, which inputs are
-    Parameters, the data inputs' shapes, strides and dtypes, the parameters' shapes, dtypes
-    and *values* (frozen into the package), torch's version, the CPU/compiler (the ISA key of
-    :func:`vec_isa_probe`), neogluon's sources and the compile options."""
+    """The disk-cache key of a frozen prediction graph: the graph's JSON (names aside),
+    which inputs are Parameters, the data inputs' shapes, strides and dtypes, the
+    parameters' shapes, dtypes and *values* (frozen into the package), torch's version, the
+    CPU and compiler, neogluon's sources and the compile options."""
     h = hashlib.sha256()
-    for part in (torch.__version__, _cpu_key(), _source_digest(), symbol.tojson(), repr(list(is_param)),
+    for part in (torch.__version__, _cpu_key(), _source_digest(), _graph_json(symbol), repr(list(is_param)),
                  repr(sorted(_OPTIONS.items()))):
         h.update(part.encode())
         h.update(b"\0")
@@ -472,6 +472,15 @@ def package_key(symbol, data, params, is_param):
         h.update(repr((tuple(t.shape), str(t.dtype))).encode())
         h.update(t.detach().contiguous().reshape(-1).view(torch.uint8).numpy().data)
     return h.hexdigest()
+
+
+def _graph_json(symbol):
+    """The graph's JSON without its node names (a second, identical network of a process
+    has other names: the same entry serves it)."""
+    graph = json.loads(symbol.tojson())
+    for k, node in enumerate(graph["nodes"]):
+        node["name"] = str(k)
+    return json.dumps(graph, sort_keys=True)
 
 
 def _cpu_key():
