@@ -7,8 +7,11 @@ torch's graph compiler: the function :class:`~neogluon.executor.CompiledGraph` g
 each mode (plain Python over the operators' kernels) is handed to ``torch.compile`` (inductor).
 
 - **Modes.** One compiled function per mode: prediction without autograd (compiled with
-  inductor's weight *freezing*: the parameters become constants, conv+BatchNorm folding and
-  weight prepacking apply), training without autograd, and recorded calls (forward and
+  inductor's weight *freezing*: the parameters become constants of the compiled code, so
+  conv+BatchNorm folding, oneDNN weight prepacking (``mkldnn._convolution_pointwise`` with
+  fused ReLU / residual add) and constant folding apply; the graph is given to inductor
+  without fold.py's folding, which inductor does itself), training without autograd, and
+  recorded calls (forward and
   backward through torch autograd, AOTAutograd: the gradients reach the Parameters' own leaf
   tensors, so ``backward`` fills their grads exactly as the plain graph does; BatchNorm's
   running statistics are updated in place once per call).
@@ -18,7 +21,23 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
 - **Freezing** folds the weights' values into the compiled code, so a frozen function is
   used only while the parameters are the tensors it was compiled with, unchanged (their
   version counters); once a parameter changes (a training step), prediction goes on with
-  an unfrozen compiled function (the weights as inputs).
+  an unfrozen compiled function (the weights as inputs), and once the parameters have
+  stayed unchanged for :data:`REFREEZE_CALLS` prediction calls they are frozen again
+  (from the package cache when it has these weights, else compiled anew). Note: dynamo
+  lifts a module's parameters as constants only when inductor's *global* ``freezing``
+  flag is on while it traces; ``torch.compile(options={"freezing": True})`` alone left
+  them graph inputs (nothing was prepacked).
+- **Packages.** On the CPU, a frozen prediction graph is exported (``torch.export``) and
+  compiled by AOTInductor into a ``.pt2`` package (a shared library with the prepacked
+  weights) stored in ``<cache_dir>/packages/<key>.pt2``, keyed by :func:`package_key`
+  (graph, shapes, weight values, torch, CPU, neogluon's sources). A new process with the
+  same network and weights loads it instead of compiling (ResNet-18: about half a second,
+  dynamo and inductor are not even imported); a package whose SHA-256 does not match its
+  record, or that does not load, is reported by a warning naming the file and rebuilt.
+  Inductor's own FX graph cache cannot store frozen graphs (their prepacked oneDNN weights
+  are "unpickleable"), so without packages every new process compiled anew.
+  ``NEOGLUON_COMPILE_PACKAGE=0`` (or a graph that cannot be exported) uses torch.compile's
+  freezing instead. A package holds a copy of the weights (ResNet-18: 48 MB).
 - **Calibration.** For a small graph (the tutorial's LeNet at batch 1) the compiled code
   is slower than the plain graph: torch.compile's guards and runtime wrappers cost more
   than the Python it removes, and inductor's prepacked oneDNN convolutions lose to aten's
