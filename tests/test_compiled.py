@@ -23,6 +23,7 @@ from neogluon.gluon import nn, rnn
 def _compile_on(monkeypatch):
     monkeypatch.setenv("NEOGLUON_COMPILE", "1")
     monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "0")  # the compiled code always runs (checked below)
+    monkeypatch.setenv("NEOGLUON_COMPILE_PACKAGE", "0")  # torch.compile's freezing; the package route: below
     monkeypatch.setattr(inductor, "_ISA_DONE", [None])  # inductor probes the CPU itself (vec_isa_probe: tested below)
 
 
@@ -191,8 +192,9 @@ def test_a_users_shape_error_does_not_use_up_the_compilation(monkeypatch):
     assert [k[1][0][0] for k in graph.compile_seconds] == [(4, 10)] and not graph._failed
 
 
-def test_frozen_prediction_stops_when_the_weights_change(monkeypatch):
+def test_frozen_prediction_stops_when_the_weights_change_and_freezes_again(monkeypatch):
     monkeypatch.setattr(torch, "compile", _identity_compile)
+    monkeypatch.setattr(inductor, "REFREEZE_CALLS", 3)
     x = nd.random.uniform(shape=(4, 10))
     plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
     _close(comp(x).asnumpy(), plain(x).asnumpy())
@@ -200,10 +202,15 @@ def test_frozen_prediction_stops_when_the_weights_change(monkeypatch):
     assert len(frozen) == 1 and frozen[0].frozen is not None
     _close(comp(x).asnumpy(), plain(x).asnumpy())
     assert frozen[0].frozen is not None
-    for net in (plain, comp):
-        net[0].weight.data()[:] += 1  # in place: same tensor, a new version
-    _close(comp(x).asnumpy(), plain(x).asnumpy())
-    assert frozen[0].frozen is None
+    for step in range(2):  # the weights change between calls: never frozen
+        for net in (plain, comp):
+            net[0].weight.data()[:] += 1  # in place: same tensor, a new version
+        _close(comp(x).asnumpy(), plain(x).asnumpy())
+        assert frozen[0].frozen is None and frozen[0].freezes == 1
+    for _ in range(3):  # unchanged for REFREEZE_CALLS calls: frozen again, with the new weights
+        _close(comp(x).asnumpy(), plain(x).asnumpy())
+    assert frozen[0].frozen is not None and frozen[0].freezes == 2
+    _close(frozen[0].module.p0.detach().numpy(), comp[0].weight.data().asnumpy(), 0)
     # static_shape: a new shape is compiled too
     x2 = nd.random.uniform(shape=(2, 10))
     _close(comp(x2).asnumpy(), plain(x2).asnumpy())
@@ -224,6 +231,121 @@ def test_each_frozen_graph_compiles_its_own_code_object(monkeypatch):
     entries = [f for f in compiled if getattr(f, "__name__", "") == "frozen_graph"]
     assert len(entries) == 2 and all(inspect.isfunction(f) for f in entries)
     assert entries[0].__code__ is not entries[1].__code__
+
+
+class _FakePackages:
+    """AOTInductor stand-in: "compiling" writes the module's weights to the package file
+    (torch.save); "loading" reads them back and runs the graph on them."""
+
+    def __init__(self, monkeypatch):
+        self.built, self.loaded = [], []
+        monkeypatch.setattr(inductor, "_export_package", self.export)
+        monkeypatch.setattr(inductor, "_load_package", self.load)
+
+    def export(self, module, data, path):
+        self.built.append(path)
+        torch.save({"params": [p.detach().clone() for p in module.parameters()], "module": id(module)}, path)
+        _FakePackages.modules[id(module)] = module
+
+    modules = {}
+
+    def load(self, path):
+        saved = torch.load(path)
+        module = _FakePackages.modules[saved["module"]]
+        self.loaded.append(path)
+
+        class Loader:
+            @staticmethod
+            def boxed_run(data):
+                with torch.no_grad():
+                    for p, v in zip(module.parameters(), saved["params"]):
+                        assert torch.equal(p, v)
+                    return list(module.entry(*data))
+        return Loader()
+
+
+def test_frozen_graphs_are_packaged_once_and_reloaded(monkeypatch, tmp_path):
+    """The package route (NEOGLUON_COMPILE_PACKAGE): built once per graph, shapes and
+    weights; a new network with the same weights loads it; other weights are another entry;
+    a corrupt entry is reported by a warning naming the file, and rebuilt."""
+    monkeypatch.setenv("NEOGLUON_COMPILE_PACKAGE", "1")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(torch, "compile", _identity_compile)
+    fake = _FakePackages(monkeypatch)
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, backend="inductor")
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    assert len(fake.built) == 1 and len(fake.loaded) == 1
+    packages = sorted(p.name for p in (tmp_path / "packages").iterdir())
+    assert len(packages) == 2 and packages[0].endswith(".json") and packages[1].endswith(".pt2")
+    path = fake.loaded[0]
+    assert json.loads(open(path[:-4] + ".json").read())["sha256"] == inductor._file_digest(path)
+
+    def again(weights_from):
+        net = mlp()
+        net.initialize()
+        net(x)
+        for (_, p), (_, q) in zip(weights_from.collect_params().items(), net.collect_params().items()):
+            q.set_data(p.data().copy())
+        net.hybridize(backend="inductor")
+        _close(net(x).asnumpy(), weights_from(x).asnumpy())
+        return net
+    again(plain)  # same graph, shapes and weights: loaded, not built
+    assert len(fake.built) == 1 and fake.loaded[-1] == path
+    # a corrupt entry: a warning naming the file, then compiled again
+    with open(path, "ab") as f:
+        f.write(b"garbage")
+    with pytest.warns(UserWarning, match="cache entry %s is corrupt" % path):
+        again(plain)
+    assert len(fake.built) == 2 and fake.loaded[-1] == path
+    # other weights: another entry
+    plain[0].weight.data()[:] += 1
+    again(plain)
+    assert len(fake.built) == 3 and fake.loaded[-1] != path
+
+
+def test_a_package_that_cannot_be_built_falls_back_to_torch_compile(monkeypatch, tmp_path):
+    monkeypatch.setenv("NEOGLUON_COMPILE_PACKAGE", "1")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    compiled = []
+    monkeypatch.setattr(torch, "compile", lambda fn, **kw: compiled.append(kw) or fn)
+
+    def broken(module, data, path):
+        with open(path, "wb") as f:
+            f.write(b"half")
+        raise RuntimeError("export failed")
+    monkeypatch.setattr(inductor, "_export_package", broken)
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, backend="inductor")
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    assert [kw["options"].get("freezing") for kw in compiled] == [True]
+    assert not (tmp_path / "packages").exists() or not list((tmp_path / "packages").iterdir())
+
+
+def test_package_key(monkeypatch):
+    x = nd.random.uniform(shape=(4, 10))
+    net = mlp()
+    net.initialize()
+    net(x)
+    net.hybridize(backend="inductor")
+    net(x)
+    sym = net._cached_op.symbol
+    params = [p.data()._t for p in net.collect_params().values()]
+    is_param = [False] + [True] * len(params)
+    key = inductor.package_key(sym, [x._t], params, is_param)
+    assert key == inductor.package_key(sym, [x._t.clone()], [p.clone() for p in params], is_param)
+    assert key != inductor.package_key(sym, [x._t[:2]], params, is_param)
+    assert key != inductor.package_key(sym, [x._t.double()], params, is_param)
+    changed = [p.clone() for p in params]
+    changed[0][0, 0] += 1
+    assert key != inductor.package_key(sym, [x._t], changed, is_param)
+    other = mlp()  # the same graph under other node names: the same key
+    other.initialize()
+    other(x)
+    other.hybridize(backend="inductor")
+    other(x)
+    assert other._cached_op.symbol.list_arguments() != sym.list_arguments()
+    assert key == inductor.package_key(other._cached_op.symbol, [x._t], params, is_param)
 
 
 class _FakeClock:
@@ -354,3 +476,43 @@ def test_omp_wait_policy_is_passive_unless_chosen():
     assert not threads.configure(env, {}) and env == {"OMP_WAIT_POLICY": "ACTIVE"}
     env = {}
     assert not threads.configure(env, {"torch": torch}) and env == {}  # too late: OpenMP read it already
+
+
+class ConvBN(gluon.HybridBlock):
+    """conv-BN-relu, conv-BN, a residual add and a Dense head: what freezing folds and prepacks."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.body = nn.HybridSequential()
+            self.body.add(nn.Conv2D(8, 3, padding=1, use_bias=False), nn.BatchNorm(), nn.Activation("relu"),
+                          nn.Conv2D(8, 3, padding=1, use_bias=False), nn.BatchNorm())
+            self.head = nn.Dense(5)
+
+    def hybrid_forward(self, F, x):
+        return self.head(F.relu(self.body(x) + x))
+
+
+@pytest.mark.slow
+def test_frozen_package_predicts_as_the_plain_graph_and_is_reused(monkeypatch, tmp_path):
+    monkeypatch.setenv("NEOGLUON_COMPILE_PACKAGE", "1")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    x = nd.random.uniform(shape=(2, 8, 6, 6))
+    plain, comp = _pair(ConvBN, x, backend="inductor")
+    mean, var = nd.random.uniform(shape=(8,)), nd.random.uniform(1, 2, shape=(8,))
+    for net in (plain, comp):  # BatchNorm statistics that are not 0/1
+        net.body[1].running_mean.set_data(mean)
+        net.body[1].running_var.set_data(var)
+    _close(comp(x).asnumpy(), plain(x).asnumpy())
+    frozen = [f for f in comp._cached_op.compiled._fns.values() if isinstance(f, inductor._Frozen)][0]
+    assert frozen.package is not None and isinstance(frozen.frozen, inductor._Packaged)
+    built = []
+    monkeypatch.setattr(inductor, "_export_package", lambda *a: built.append(a))
+    again = ConvBN()
+    again.initialize()
+    again(x)
+    for (_, p), (_, q) in zip(comp.collect_params().items(), again.collect_params().items()):
+        q.set_data(p.data().copy())
+    again.hybridize(backend="inductor")
+    _close(again(x).asnumpy(), plain(x).asnumpy())
+    assert not built  # loaded from the package

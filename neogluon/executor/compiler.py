@@ -68,15 +68,17 @@ class CompiledGraph:
         self._fns = {}
         self.sources = {}
 
-    def fn(self, is_train, tensors=None):
-        """The generated function for a mode (and, with deferred shapes, for the input shapes)."""
-        key = is_train
+    def fn(self, is_train, tensors=None, fold=True):
+        """The generated function for a mode (and, with deferred shapes, for the input shapes);
+        ``fold=False``: BatchNorm is not folded into convolutions by fold.py (a graph
+        compiler given the function folds them itself)."""
+        key = (is_train, fold)
         if self.deferred:
-            key = (is_train,) + tuple(tuple(t.shape) for t in tensors)
+            key += tuple(tuple(t.shape) for t in tensors)
         f = self._fns.get(key)
         if f is None:
             overrides = self._infer_deferred(tensors) if self.deferred else {}
-            f = registry.remember(self._fns, key, self._build(is_train, overrides))
+            f = registry.remember(self._fns, key, self._build(is_train, overrides, fold))
         return f
 
     def _infer_deferred(self, tensors):
@@ -101,7 +103,7 @@ class CompiledGraph:
             raise self.diagnose(tensors, is_train, e) from None
 
     # ------------------------------------------------------------------ code generation
-    def _build(self, is_train, overrides):
+    def _build(self, is_train, overrides, fold=True):
         scope = {}
         var = {}
         params = []
@@ -110,7 +112,7 @@ class CompiledGraph:
             params.append("i%d" % k)
         lines = []
         last_use = self._last_uses()
-        pairs = {} if is_train or not FOLD_BATCHNORM else conv_bn_pairs(self.order, self.symbol._outputs)
+        pairs = {} if is_train or not fold or not FOLD_BATCHNORM else conv_bn_pairs(self.order, self.symbol._outputs)
         folded = set()
         for k, node in enumerate(self.order):
             if node.op is None:
@@ -135,7 +137,7 @@ class CompiledGraph:
         lines.append("    return (%s)" % "".join(o + ", " for o in outs))
         name = "graph_train" if is_train else "graph_predict"
         src = "def %s(%s):\n%s\n" % (name, ", ".join(params), "\n".join(lines))
-        self.sources[is_train] = src
+        self.sources[is_train if fold else (is_train, fold)] = src
         exec(compile(src, "<neogluon.executor %s>" % name, "exec"), scope)  # pylint: disable=exec-used
         return scope[name]
 

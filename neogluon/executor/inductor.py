@@ -7,8 +7,11 @@ torch's graph compiler: the function :class:`~neogluon.executor.CompiledGraph` g
 each mode (plain Python over the operators' kernels) is handed to ``torch.compile`` (inductor).
 
 - **Modes.** One compiled function per mode: prediction without autograd (compiled with
-  inductor's weight *freezing*: the parameters become constants, conv+BatchNorm folding and
-  weight prepacking apply), training without autograd, and recorded calls (forward and
+  inductor's weight *freezing*: the parameters become constants of the compiled code, so
+  conv+BatchNorm folding, oneDNN weight prepacking (``mkldnn._convolution_pointwise`` with
+  fused ReLU / residual add) and constant folding apply; the graph is given to inductor
+  without fold.py's folding, which inductor does itself), training without autograd, and
+  recorded calls (forward and
   backward through torch autograd, AOTAutograd: the gradients reach the Parameters' own leaf
   tensors, so ``backward`` fills their grads exactly as the plain graph does; BatchNorm's
   running statistics are updated in place once per call).
@@ -18,7 +21,23 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
 - **Freezing** folds the weights' values into the compiled code, so a frozen function is
   used only while the parameters are the tensors it was compiled with, unchanged (their
   version counters); once a parameter changes (a training step), prediction goes on with
-  an unfrozen compiled function (the weights as inputs).
+  an unfrozen compiled function (the weights as inputs), and once the parameters have
+  stayed unchanged for :data:`REFREEZE_CALLS` prediction calls they are frozen again
+  (from the package cache when it has these weights, else compiled anew). Note: dynamo
+  lifts a module's parameters as constants only when inductor's *global* ``freezing``
+  flag is on while it traces; ``torch.compile(options={"freezing": True})`` alone left
+  them graph inputs (nothing was prepacked).
+- **Packages.** On the CPU, a frozen prediction graph is exported (``torch.export``) and
+  compiled by AOTInductor into a ``.pt2`` package (a shared library with the prepacked
+  weights) stored in ``<cache_dir>/packages/<key>.pt2``, keyed by :func:`package_key`
+  (graph, shapes, weight values, torch, CPU, neogluon's sources). A new process with the
+  same network and weights loads it instead of compiling (ResNet-18: about half a second,
+  dynamo and inductor are not even imported); a package whose SHA-256 does not match its
+  record, or that does not load, is reported by a warning naming the file and rebuilt.
+  Inductor's own FX graph cache cannot store frozen graphs (their prepacked oneDNN weights
+  are "unpickleable"), so without packages every new process compiled anew.
+  ``NEOGLUON_COMPILE_PACKAGE=0`` (or a graph that cannot be exported) uses torch.compile's
+  freezing instead. A package holds a copy of the weights (ResNet-18: 48 MB).
 - **Calibration.** For a small graph (the tutorial's LeNet at batch 1) the compiled code
   is slower than the plain graph: torch.compile's guards and runtime wrappers cost more
   than the Python it removes, and inductor's prepacked oneDNN convolutions lose to aten's
@@ -52,7 +71,9 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
 Op hooks (``register_op_hook``) run the graph node by node as before, and ``export`` writes
 the MXNet graph, never the compiled code.
 """
+import hashlib
 import json
+import logging
 import os
 import platform
 import time
@@ -61,15 +82,18 @@ import warnings
 
 import torch
 
-__all__ = ["BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "InductorGraph", "cache_dir", "vec_isa_probe", "wanted"]
+__all__ = ["BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_CALLS", "InductorGraph", "cache_dir",
+           "frozen_package", "package_key", "vec_isa_probe", "wanted"]
 
 # hybridize(backend=...) names selecting the compiled CPU path (MXNet's oneDNN backend names too)
 BACKENDS = ("inductor", "MKLDNN", "ONEDNN")
 MAX_SHAPES = 8
 CALIBRATION_CALLS = 5
+REFREEZE_CALLS = 20  # unchanged weights for this many prediction calls: frozen again
 _clock = time.process_time  # the calibration's clock (tests replace it): CPU time, not disturbed by other processes
 _ISA_DONE = []  # vec_isa_probe ran in this process
 _OPTIONS = {"fallback_random": True}
+_LOG = logging.getLogger(__name__)
 
 
 def cache_dir():
@@ -207,22 +231,43 @@ class InductorGraph:
 
     def _compile(self, mode, tensors):
         is_train, grad = mode
-        if not _ISA_DONE:
-            _ISA_DONE.append(vec_isa_probe())
         plain = self.graph.fn(is_train, tensors)
-        compiled = torch.compile(plain, dynamic=False, options=dict(_OPTIONS))
+        # inductor folds BatchNorm itself (fold.py's Python-side cache of folded weights would
+        # be a side effect of the traced code, and guarded on)
+        unfolded = self.graph.fn(is_train, tensors, fold=False)
+        compiled = _lazy_compile(unfolded)
         calibrate = os.environ.get("NEOGLUON_COMPILE_CALIBRATE", "1") != "0"
         key = (mode, tuple((tensors[k].shape, tensors[k].dtype) for k in self.data_index))
         chosen = (lambda choice: self.choices.__setitem__(key, choice)) if calibrate else None
         if is_train or grad:
             aux = set(self.graph.aux_names)
             return _Trained(plain, compiled, [k for k, n in enumerate(self.graph.input_names) if n in aux], chosen)
-        return _Frozen(plain, compiled, tensors, self.is_param, chosen)
+        return _Frozen(plain, compiled, tensors, self.is_param, chosen, unfolded, self.graph.symbol)
 
     def _fail(self, err):
         self._failed = True
         warnings.warn("the compiled (inductor) backend could not run this graph, the plain graph runs instead: %s"
                       % str(err).split("\n")[0])
+
+
+def _prepare():
+    """Before inductor compiles for the first time in the process: :func:`vec_isa_probe`."""
+    if not _ISA_DONE:
+        _ISA_DONE.append(vec_isa_probe())
+
+
+def _lazy_compile(fn):
+    """``torch.compile(fn)``, made at its first call: a process whose prediction comes from
+    a cached package (below) never imports dynamo (seconds)."""
+    made = []
+
+    def run(*args):
+        if not made:
+            _prepare()
+            made.append(torch.compile(fn, dynamic=False, options=dict(_OPTIONS)))
+        return made[0](*args)
+    run.fn = fn
+    return run
 
 
 def _time_both(plain, compiled, trial):
@@ -278,29 +323,68 @@ class _Trained:
 
 class _Frozen:
     """Prediction with the parameters frozen into the compiled code, while they are the
-    tensors it was compiled with and unchanged; else the unfrozen compiled function."""
+    tensors it was frozen with and unchanged; else the unfrozen compiled function, until the
+    (new) parameters have stayed unchanged for :data:`REFREEZE_CALLS` prediction calls: then
+    they are frozen again (from the package cache when it has them)."""
 
-    def __init__(self, plain, unfrozen, tensors, is_param, chosen=None):
+    def __init__(self, plain, unfrozen, tensors, is_param, chosen=None, traced=None, symbol=None):
         self.plain = plain
+        self.traced_fn = plain if traced is None else traced  # what the frozen module runs
         self.calls = 0
         self.use_plain = False
         self.chosen = chosen  # None: no calibration; else called with the choice once made
         self.unfrozen = unfrozen
         self.param_index = [k for k, p in enumerate(is_param) if p]
         self.data_index = [k for k, p in enumerate(is_param) if not p]
+        self.is_param = is_param
+        self.symbol = symbol
+        self.package = None  # the path of the AOTInductor package serving the frozen graph
+        self.freezes = 0  # how many times parameters were frozen
+        self._setup(tensors)
+
+    def _setup(self, tensors):
+        """Freeze the parameters of ``tensors`` (compiled at the next call)."""
         self.params = [tensors[k] for k in self.param_index]
         self.versions = [t._version for t in self.params]  # pylint: disable=protected-access
-        self.module = _ParamModule(plain, self.params, is_param)
-        self.frozen = torch.compile(self.module.entry, dynamic=False, options=dict(_OPTIONS, freezing=True))
+        self.module = _ParamModule(self.traced_fn, self.params, self.is_param)
+        self.frozen = None  # built at the first call: a package (below) or torch.compile's frozen function
+        self.traced = False
+        self.stable = 0  # prediction calls since the weights last changed, while unfrozen
+        self.freezes += 1
+
+    def _freeze(self, data):
+        """The frozen function: an AOTInductor package from the disk cache, or compiled and
+        stored there (see :func:`frozen_package`); else (no symbol, not on the CPU,
+        ``NEOGLUON_COMPILE_PACKAGE=0``, export failed) ``torch.compile`` with freezing."""
+        if (self.symbol is not None and os.environ.get("NEOGLUON_COMPILE_PACKAGE", "1") != "0"
+                and all(t.device.type == "cpu" for t in data + self.params)):
+            key = package_key(self.symbol, data, self.params, self.is_param)
+            runner, self.package = frozen_package(key, self.module, data)
+            if runner is not None:
+                self.traced = True
+                return runner
+        _prepare()
+        return torch.compile(self.module.entry, dynamic=False, options=dict(_OPTIONS, freezing=True))
+
+    def _trace(self, data):
+        """The first call, which traces: dynamo makes the module's parameters constants of the
+        graph (rather than inputs) only when inductor's *global* ``freezing`` is on while it
+        traces (``options=`` apply to inductor's compilation, after dynamo)."""
+        from torch._inductor import config  # pylint: disable=import-outside-toplevel
+        with config.patch(freezing=True):
+            out = self.frozen(*data)
+        self.traced = True
+        return out
 
     def valid(self, tensors):
+        """Whether the parameters are the frozen ones, unchanged."""
         return all(tensors[k] is b and b._version == v  # pylint: disable=protected-access
                    for k, b, v in zip(self.param_index, self.params, self.versions))
 
     def __call__(self, tensors):
-        fn = self._compiled(tensors)
         if self.use_plain:
             return self.plain(*tensors)
+        fn = self._compiled(tensors)
         self.calls += 1
         if self.calls == 2 and self.chosen is not None:  # compiled and warm: is it worth it?
             return self._calibrate(fn, tensors)
@@ -308,11 +392,27 @@ class _Frozen:
 
     def _compiled(self, tensors):
         """The compiled function to use, bound to its arguments."""
-        if self.frozen is not None:
+        if self.module is None:  # unfrozen: freeze again once the weights stay put
+            if self.valid(tensors):
+                self.stable += 1
+                if self.stable >= REFREEZE_CALLS:
+                    self._setup(tensors)
+            else:
+                self.params = [tensors[k] for k in self.param_index]
+                self.versions = [t._version for t in self.params]  # pylint: disable=protected-access
+                self.stable = 0
+        if self.module is not None:
             if self.valid(tensors):
                 data = [tensors[k] for k in self.data_index]
+                if self.frozen is None:
+                    self.frozen = self._freeze(data)
+                if not self.traced:
+                    return lambda: self._trace(data)
                 return lambda: self.frozen(*data)
-            self.frozen = self.module = self.params = None  # the weights moved on: stop freezing
+            self.frozen = self.module = None  # the weights moved on: the unfrozen function, for now
+            self.params = [tensors[k] for k in self.param_index]
+            self.versions = [t._version for t in self.params]  # pylint: disable=protected-access
+            self.stable = 0
         return lambda: self.unfrozen(*tensors)
 
     def _calibrate(self, fn, tensors):
@@ -349,3 +449,149 @@ class _ParamModule(torch.nn.Module):
         scope = {"_m": self, "_fn": fn}
         exec(compile(src, "<neogluon.executor.inductor frozen graph>", "exec"), scope)  # pylint: disable=exec-used
         self.entry = scope["frozen_graph"]
+
+    def forward(self, *data):
+        """What ``torch.export`` traces (the package route)."""
+        return self.entry(*data)
+
+
+# ---------------------------------------------------------------------- the package cache
+_SOURCE_DIGEST = []
+
+
+def _source_digest():
+    """A digest of neogluon's Python sources (the kernels a graph's code calls), once per process."""
+    if not _SOURCE_DIGEST:
+        h = hashlib.sha256()
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        for base, dirs, files in os.walk(root):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    h.update(name.encode())
+                    with open(os.path.join(base, name), "rb") as f:
+                        h.update(f.read())
+        _SOURCE_DIGEST.append(h.hexdigest())
+    return _SOURCE_DIGEST[0]
+
+
+def package_key(symbol, data, params, is_param):
+    """The disk-cache key of a frozen prediction graph: the graph's JSON (names aside),
+    which inputs are Parameters, the data inputs' shapes, strides and dtypes, the
+    parameters' shapes, dtypes and *values* (frozen into the package), torch's version, the
+    CPU and compiler, neogluon's sources and the compile options."""
+    h = hashlib.sha256()
+    for part in (torch.__version__, _cpu_key(), _source_digest(), _graph_json(symbol), repr(list(is_param)),
+                 repr(sorted(_OPTIONS.items()))):
+        h.update(part.encode())
+        h.update(b"\0")
+    for t in data:
+        h.update(repr((tuple(t.shape), t.stride(), str(t.dtype))).encode())
+    for t in params:
+        h.update(repr((tuple(t.shape), str(t.dtype))).encode())
+        h.update(t.detach().contiguous().reshape(-1).view(torch.uint8).numpy().data)
+    return h.hexdigest()
+
+
+def _graph_json(symbol):
+    """The graph's JSON without its node names (a second, identical network of a process
+    has other names: the same entry serves it)."""
+    graph = json.loads(symbol.tojson())
+    for k, node in enumerate(graph["nodes"]):
+        node["name"] = str(k)
+    return json.dumps(graph, sort_keys=True)
+
+
+def _cpu_key():
+    """The CPU and compiler a package was built for: torch's CPU capability, the CPU's flags
+    (``/proc/cpuinfo``), the machine and ``$CXX`` (without importing inductor)."""
+    flags = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("flags", "Features")):
+                    flags = " ".join(sorted(line.split(":", 1)[1].split()))
+                    break
+    except OSError:
+        pass
+    return "|".join([torch.backends.cpu.get_cpu_capability(), platform.machine(), os.environ.get("CXX", ""), flags])
+
+
+def _file_digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _export_package(module, data, path):
+    """Export the frozen graph and compile it with AOTInductor (weights frozen: conv+BN
+    folding, oneDNN weight prepacking, constant folding) into the package ``path``."""
+    _prepare()
+    with torch.no_grad():
+        program = torch.export.export(module, tuple(data), strict=False)
+        torch._inductor.aoti_compile_and_package(  # pylint: disable=protected-access
+            program, package_path=path, inductor_configs={"freezing": True})
+
+
+def _load_package(path):
+    """A callable running a package's graph on the data tensors."""
+    import torch._C._aoti  # pylint: disable=import-outside-toplevel,protected-access
+    # the loader itself (torch._inductor.aoti_load_package imports all of inductor and dynamo)
+    return torch._C._aoti.AOTIModelPackageLoader(path, "model", False, 1, -1)  # pylint: disable=protected-access
+
+
+class _Packaged:
+    """A loaded package as the frozen function: data tensors -> tuple of outputs."""
+
+    def __init__(self, loader):
+        self.loader = loader
+
+    def __call__(self, *data):
+        return tuple(self.loader.boxed_run([t if t.is_contiguous() else t.contiguous() for t in data]))
+
+
+def frozen_package(key, module, data):
+    """``(callable, path)`` serving a frozen prediction graph from the package
+    ``<cache_dir>/packages/<key>.pt2``, built (exported and compiled) when absent; a new
+    process with the same graph, shapes and weights only loads it (well under a second).
+    Each package has a ``.json`` beside it with its SHA-256: a package that does not match
+    (truncated, overwritten) or cannot be loaded is reported by a warning naming the file,
+    removed, and compiled again. ``(None, path)`` when the graph cannot be exported or
+    compiled this way (the caller compiles with torch.compile)."""
+    folder = os.path.join(cache_dir(), "packages")
+    path = os.path.join(folder, key + ".pt2")
+    record = path[:-4] + ".json"
+    if os.path.exists(path) and os.path.exists(record):
+        try:
+            with open(record) as f:
+                digest = json.load(f)["sha256"]
+            if _file_digest(path) != digest:
+                raise ValueError("its SHA-256 does not match the one recorded in %s" % record)
+            return _Packaged(_load_package(path)), path
+        except Exception as e:  # pylint: disable=broad-except
+            warnings.warn("neogluon: the compiled-graph cache entry %s is corrupt or unreadable (%s); it is removed "
+                          "and the graph compiled again" % (path, str(e).split("\n")[0]))
+            for name in (path, record):
+                try:
+                    os.remove(name)
+                except OSError:
+                    pass
+    os.makedirs(folder, exist_ok=True)
+    tmp = "%s.%d.tmp.pt2" % (path[:-4], os.getpid())
+    try:
+        _export_package(module, data, tmp)
+        digest = _file_digest(tmp)
+        os.replace(tmp, path)
+        with open(record + ".%d" % os.getpid(), "w") as f:
+            json.dump({"sha256": digest, "torch": torch.__version__}, f)
+        os.replace(record + ".%d" % os.getpid(), record)
+        return _Packaged(_load_package(path)), path
+    except Exception as e:  # pylint: disable=broad-except
+        _LOG.info("the frozen graph could not be packaged with AOTInductor (%s): torch.compile serves it", e)
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        return None, None
