@@ -236,3 +236,40 @@ def test_round_trip(name, opset, tmp_path):
     imported, arg, aux = import_model(str(tmp_path / "m.onnx"))
     got = imported.eval(**{k: mx.nd.array(v) for k, v in arrays.items()}, **arg, **aux)
     _close([g.asnumpy().astype(w.dtype) for g, w in zip(got, want)], want)
+
+
+def _multibox_inputs(batch, classes, n, seed):
+    """SSD outputs: class probabilities (B, classes, A), offsets (B, A*4) and overlapping anchors (1, A, 4)."""
+    rng = np.random.RandomState(seed)
+    logits = rng.normal(0, 2, (batch, classes, n))
+    prob = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    xy = rng.uniform(0.05, 0.6, (1, n, 2))
+    anchor = np.concatenate([xy, xy + rng.uniform(0.1, 0.4, (1, n, 2))], -1)
+    loc = rng.normal(0, 0.5, (batch, n * 4))
+    return {"cls_prob": prob.astype(np.float32), "loc_pred": loc.astype(np.float32),
+            "anchor": anchor.astype(np.float32)}
+
+
+MULTIBOX = [
+    ("default", dict(), (2, 4, 40)),
+    ("force_suppress", dict(force_suppress=True, nms_threshold=0.3), (2, 4, 40)),
+    ("nms_topk", dict(nms_topk=8, threshold=0.2), (2, 3, 30)),
+    ("threshold_no_clip", dict(threshold=0.3, clip=False, variances=(0.2, 0.1, 0.3, 0.25)), (3, 5, 40)),
+    ("no_suppression", dict(nms_threshold=0.0, threshold=0.4), (2, 4, 20)),
+    ("background_only", dict(), (2, 1, 10)),
+]
+
+
+@pytest.mark.parametrize("opset", [11, 17])
+@pytest.mark.parametrize("name,attrs,shape", MULTIBOX, ids=[m[0] for m in MULTIBOX])
+def test_multibox_detection(name, attrs, shape, opset, tmp_path):
+    """MultiBoxDetection as decoding + NonMaxSuppression + gathers: the whole (B, A, 6) output
+    (kept rows, their order, suppressed rows with class -1, the unsorted rows past nms_topk,
+    the -1 rows) equals neogluon's."""
+    arrays = _multibox_inputs(*shape, seed=len(name))
+    sym = S.contrib.MultiBoxDetection(S.var("cls_prob"), S.var("loc_pred"), S.var("anchor"), **attrs)
+    want, got = _run(sym, arrays, tmp_path, opset=opset)
+    out = want[0]
+    if shape[1] > 1 and attrs.get("nms_threshold", 0.5) > 0:
+        assert (out[:, :, 0] >= 0).any() and ((out[:, :, 0] == -1) & (out[:, :, 1] >= 0)).any()  # kept and suppressed
+    _close(got, want)
