@@ -1,9 +1,12 @@
 """``mx.onnx.export_model`` of the detection operators (box_nms, box_decode/box_encode,
-ROIAlign, MultiBoxPrior), the sorting operators and the shape operators GluonCV's detectors
+ROIAlign, MultiBoxPrior, MultiBoxDetection), the sorting operators and the shape operators GluonCV's detectors
 use, run in ONNX Runtime against neogluon (rtol 1e-4), and two small detector heads built
 from them (SSD-like: anchors, box_decode, softmax, box_nms; Faster R-CNN-like: box_decode,
 box_nms, topk-free proposal slicing, ROIAlign, a class head) so that CI covers the converters
 without GluonCV (tests/test_onnx_gluoncv.py exports GluonCV's own detectors)."""
+import json
+import os
+
 import numpy as np
 import pytest
 
@@ -272,4 +275,34 @@ def test_multibox_detection(name, attrs, shape, opset, tmp_path):
     out = want[0]
     if shape[1] > 1 and attrs.get("nms_threshold", 0.5) > 0:
         assert (out[:, :, 0] >= 0).any() and ((out[:, :, 0] == -1) & (out[:, :, 1] >= 0)).any()  # kept and suppressed
+    _close(got, want)
+
+
+_DET = os.path.join(os.path.dirname(__file__), "fixtures", "extra", "detection")
+_DET_CASES = json.load(open(os.path.join(_DET, "cases.json"), encoding="utf-8"))["cases"]
+MULTIBOX_RECORDED = sorted(n for n, c in _DET_CASES.items() if c["op"] == "_contrib_MultiBoxDetection"
+                           and not c["json_only"])
+
+
+@pytest.mark.parametrize("case", MULTIBOX_RECORDED)
+def test_multibox_detection_recorded(case, tmp_path):
+    """MXNet 1.9.1's recorded MultiBoxDetection cases (tools/make_extra_fixtures_detection.py,
+    up to 1200 anchors) exported and run in ONNX Runtime: MXNet's recorded output."""
+    spec, arrays = _DET_CASES[case], np.load(os.path.join(_DET, "cases.npz"))
+    ins = {n: arrays["%s/in:%s" % (case, n)] for n in spec["inputs"]}
+    attrs = {k: tuple(v) if isinstance(v, list) else v for k, v in spec["attrs"].items()}
+    sym = S.contrib.MultiBoxDetection(*[S.var(n) for n in spec["inputs"]], **attrs)
+    want, got = _run(sym, ins, tmp_path)
+    _close(want, [arrays["%s/out:0" % case]])
+    _close(got, [arrays["%s/out:0" % case]])
+
+
+def test_multibox_detection_iou_at_threshold(tmp_path):
+    """MXNet suppresses at ``iou >= nms_threshold`` (ONNX at ``>``): two boxes of IoU exactly 0.5."""
+    anchor = np.array([[[0, 0, .5, .5], [0, 0, .25, .5], [.5, .5, 1, 1]]], np.float32)
+    prob = np.array([[[.1, .2, .3], [.9, .8, .7]]], np.float32)
+    arrays = {"cls_prob": prob, "loc_pred": np.zeros((1, 12), np.float32), "anchor": anchor}
+    sym = S.contrib.MultiBoxDetection(S.var("cls_prob"), S.var("loc_pred"), S.var("anchor"), nms_threshold=0.5)
+    want, got = _run(sym, arrays, tmp_path)
+    assert want[0][:, :, 0].tolist() == [[0, -1, 0]]          # the second box suppressed at IoU 0.5
     _close(got, want)
