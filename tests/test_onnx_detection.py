@@ -306,3 +306,17 @@ def test_multibox_detection_iou_at_threshold(tmp_path):
     want, got = _run(sym, arrays, tmp_path)
     assert want[0][:, :, 0].tolist() == [[0, -1, 0]]          # the second box suppressed at IoU 0.5
     _close(got, want)
+
+
+def test_multibox_detection_dynamic_batch(tmp_path):
+    """With dynamic=True the batch stays free (the anchors' count is the graph's)."""
+    sym = S.contrib.MultiBoxDetection(S.var("cls_prob"), S.var("loc_pred"), S.var("anchor"), nms_topk=10)
+    names = ("cls_prob", "loc_pred", "anchor")
+    first = _multibox_inputs(2, 4, 30, 3)
+    path = mx.onnx.export_model(sym, {}, [first[k].shape for k in names], [np.float32] * 3,
+                                str(tmp_path / "m.onnx"), dynamic=True)
+    onnx.checker.check_model(path, full_check=True)
+    for batch in (2, 5):
+        arrays = _multibox_inputs(batch, 4, 30, batch)
+        want = onnx_cases.reference(sym, arrays, {})
+        _close(ort_run(path, [arrays[k] for k in names]), want)
