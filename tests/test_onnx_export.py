@@ -380,3 +380,22 @@ def test_gluon_lstm_projection_dynamic(tmp_path):
     for arrays in (first, inputs(7, 3)):
         out, states = net(mx.nd.array(arrays[0]), [mx.nd.array(a) for a in arrays[1:]])
         _close([np.asarray(g) for g in ort_run(path, arrays)], [out.asnumpy()] + [s.asnumpy() for s in states])
+
+
+def test_mxnet_lstm_projection_model(tmp_path):
+    """MXNet 1.9.1's own exported LSTMP layer (tests/fixtures/mxnet-1.9.1/models, zero begin
+    states) exported to ONNX: ONNX Runtime gives MXNet's recorded output."""
+    import os  # pylint: disable=import-outside-toplevel
+    base = os.path.join(os.path.dirname(__file__), "fixtures", "mxnet-1.9.1", "models", "lstm_projection_layer")
+    io = np.load(base + "-io.npz")
+    sym = mx.sym.load(base + "-symbol.json")
+    params = {k.split(":", 1)[1]: v for k, v in mx.nd.load(base + "-0000.params").items()}
+    data = [a for a in sym.list_arguments() if a not in params]
+    x = io["data:0"]
+    shapes = dict(zip(sym.list_arguments(), sym.infer_shape_partial(**{data[0]: x.shape})[0]))
+    assert '"projection_size"' in sym.tojson()
+    params.update({d: mx.nd.zeros(shapes[d]) for d in data[1:]})   # the begin states: zeros, as recorded
+    path = str(tmp_path / "m.onnx")
+    mx.onnx.export_model(sym, params, [x.shape], [np.float32], path)
+    onnx.checker.check_model(path, full_check=True)
+    _close([np.asarray(ort_run(path, [x])[0])], [io["out:0"]])
