@@ -1,9 +1,12 @@
 """``mx.onnx.export_model`` of the detection operators (box_nms, box_decode/box_encode,
-ROIAlign, MultiBoxPrior), the sorting operators and the shape operators GluonCV's detectors
+ROIAlign, MultiBoxPrior, MultiBoxDetection), the sorting operators and the shape operators GluonCV's detectors
 use, run in ONNX Runtime against neogluon (rtol 1e-4), and two small detector heads built
 from them (SSD-like: anchors, box_decode, softmax, box_nms; Faster R-CNN-like: box_decode,
 box_nms, topk-free proposal slicing, ROIAlign, a class head) so that CI covers the converters
 without GluonCV (tests/test_onnx_gluoncv.py exports GluonCV's own detectors)."""
+import json
+import os
+
 import numpy as np
 import pytest
 
@@ -236,3 +239,84 @@ def test_round_trip(name, opset, tmp_path):
     imported, arg, aux = import_model(str(tmp_path / "m.onnx"))
     got = imported.eval(**{k: mx.nd.array(v) for k, v in arrays.items()}, **arg, **aux)
     _close([g.asnumpy().astype(w.dtype) for g, w in zip(got, want)], want)
+
+
+def _multibox_inputs(batch, classes, n, seed):
+    """SSD outputs: class probabilities (B, classes, A), offsets (B, A*4) and overlapping anchors (1, A, 4)."""
+    rng = np.random.RandomState(seed)
+    logits = rng.normal(0, 2, (batch, classes, n))
+    prob = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    xy = rng.uniform(0.05, 0.6, (1, n, 2))
+    anchor = np.concatenate([xy, xy + rng.uniform(0.1, 0.4, (1, n, 2))], -1)
+    loc = rng.normal(0, 0.5, (batch, n * 4))
+    return {"cls_prob": prob.astype(np.float32), "loc_pred": loc.astype(np.float32),
+            "anchor": anchor.astype(np.float32)}
+
+
+MULTIBOX = [
+    ("default", dict(), (2, 4, 40)),
+    ("force_suppress", dict(force_suppress=True, nms_threshold=0.3), (2, 4, 40)),
+    ("nms_topk", dict(nms_topk=8, threshold=0.2), (2, 3, 30)),
+    ("threshold_no_clip", dict(threshold=0.3, clip=False, variances=(0.2, 0.1, 0.3, 0.25)), (3, 5, 40)),
+    ("no_suppression", dict(nms_threshold=0.0, threshold=0.4), (2, 4, 20)),
+    ("background_only", dict(), (2, 1, 10)),
+]
+
+
+@pytest.mark.parametrize("opset", [11, 17])
+@pytest.mark.parametrize("name,attrs,shape", MULTIBOX, ids=[m[0] for m in MULTIBOX])
+def test_multibox_detection(name, attrs, shape, opset, tmp_path):
+    """MultiBoxDetection as decoding + NonMaxSuppression + gathers: the whole (B, A, 6) output
+    (kept rows, their order, suppressed rows with class -1, the unsorted rows past nms_topk,
+    the -1 rows) equals neogluon's."""
+    arrays = _multibox_inputs(*shape, seed=len(name))
+    sym = S.contrib.MultiBoxDetection(S.var("cls_prob"), S.var("loc_pred"), S.var("anchor"), **attrs)
+    want, got = _run(sym, arrays, tmp_path, opset=opset)
+    out = want[0]
+    if shape[1] > 1 and attrs.get("nms_threshold", 0.5) > 0:
+        assert (out[:, :, 0] >= 0).any() and ((out[:, :, 0] == -1) & (out[:, :, 1] >= 0)).any()  # kept and suppressed
+    _close(got, want)
+
+
+_DET = os.path.join(os.path.dirname(__file__), "fixtures", "extra", "detection")
+_DET_CASES = json.load(open(os.path.join(_DET, "cases.json"), encoding="utf-8"))["cases"]
+MULTIBOX_RECORDED = sorted(n for n, c in _DET_CASES.items() if c["op"] == "_contrib_MultiBoxDetection"
+                           and not c["json_only"])
+
+
+@pytest.mark.parametrize("case", MULTIBOX_RECORDED)
+def test_multibox_detection_recorded(case, tmp_path):
+    """MXNet 1.9.1's recorded MultiBoxDetection cases (tools/make_extra_fixtures_detection.py,
+    up to 1200 anchors) exported and run in ONNX Runtime: MXNet's recorded output."""
+    spec, arrays = _DET_CASES[case], np.load(os.path.join(_DET, "cases.npz"))
+    ins = {n: arrays["%s/in:%s" % (case, n)] for n in spec["inputs"]}
+    attrs = {k: tuple(v) if isinstance(v, list) else v for k, v in spec["attrs"].items()}
+    sym = S.contrib.MultiBoxDetection(*[S.var(n) for n in spec["inputs"]], **attrs)
+    want, got = _run(sym, ins, tmp_path)
+    _close(want, [arrays["%s/out:0" % case]])
+    _close(got, [arrays["%s/out:0" % case]])
+
+
+def test_multibox_detection_iou_at_threshold(tmp_path):
+    """MXNet suppresses at ``iou >= nms_threshold`` (ONNX at ``>``): two boxes of IoU exactly 0.5."""
+    anchor = np.array([[[0, 0, .5, .5], [0, 0, .25, .5], [.5, .5, 1, 1]]], np.float32)
+    prob = np.array([[[.1, .2, .3], [.9, .8, .7]]], np.float32)
+    arrays = {"cls_prob": prob, "loc_pred": np.zeros((1, 12), np.float32), "anchor": anchor}
+    sym = S.contrib.MultiBoxDetection(S.var("cls_prob"), S.var("loc_pred"), S.var("anchor"), nms_threshold=0.5)
+    want, got = _run(sym, arrays, tmp_path)
+    assert want[0][:, :, 0].tolist() == [[0, -1, 0]]          # the second box suppressed at IoU 0.5
+    _close(got, want)
+
+
+def test_multibox_detection_dynamic_batch(tmp_path):
+    """With dynamic=True the batch stays free (the anchors' count is the graph's)."""
+    sym = S.contrib.MultiBoxDetection(S.var("cls_prob"), S.var("loc_pred"), S.var("anchor"), nms_topk=10)
+    names = ("cls_prob", "loc_pred", "anchor")
+    first = _multibox_inputs(2, 4, 30, 3)
+    path = mx.onnx.export_model(sym, {}, [first[k].shape for k in names], [np.float32] * 3,
+                                str(tmp_path / "m.onnx"), dynamic=True)
+    onnx.checker.check_model(path, full_check=True)
+    for batch in (2, 5):
+        arrays = _multibox_inputs(batch, 4, 30, batch)
+        want = onnx_cases.reference(sym, arrays, {})
+        _close(ort_run(path, [arrays[k] for k in names]), want)

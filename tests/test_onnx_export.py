@@ -321,3 +321,81 @@ def test_rnn_sequence_length(mode, bidirectional, tmp_path):
     got = ort_run(path, [arrays["x"], arrays["n"]])
     assert not want[0][4:, 1].any()               # zeros past the second sequence's end
     _close([np.asarray(g) for g in got], want)
+
+
+@pytest.mark.parametrize("bidirectional,lengths,opset", [(False, False, 13), (True, False, 11), (True, False, 17),
+                                                         (False, True, 13), (True, True, 17)])
+def test_lstm_projection(bidirectional, lengths, opset, tmp_path):
+    """An LSTM with ``projection_size`` (no ONNX operator): a ``Scan`` per layer and direction,
+    MXNet's gate order and the projection in its body; with ``use_sequence_length``, MXNet's
+    cuDNN semantics (zeros past a sequence's end, final states from its last step, the reverse
+    direction starting there), checked against neogluon's ``rnn_forward`` with lengths."""
+    import torch  # pylint: disable=import-outside-toplevel
+    from neogluon.operator.rnn import rnn_forward  # pylint: disable=import-outside-toplevel
+    S = mx.sym
+    dirs = 2 if bidirectional else 1
+    kw = dict(data=S.var("x"), parameters=S.var("p"), state=S.var("h"), state_cell=S.var("c"))
+    if lengths:
+        kw["sequence_length"] = S.var("n")
+    attrs = dict(mode="lstm", state_size=6, num_layers=2, bidirectional=bidirectional, projection_size=4)
+    sym = S.Group(list(S.RNN(**kw, use_sequence_length=lengths, state_outputs=True, **attrs)))
+    rng = np.random.RandomState(1)
+    x = rng.uniform(-1, 1, (5, 3, 3)).astype(np.float32)
+    n = np.array([5, 2, 3], np.float32)
+    states = {"h": rng.uniform(-1, 1, (2 * dirs, 3, 4)).astype(np.float32),
+              "c": rng.uniform(-1, 1, (2 * dirs, 3, 6)).astype(np.float32)}
+    shapes = dict(zip(sym.list_arguments(), sym.infer_shape(x=x.shape, h=(2 * dirs, 3, 4), c=(2 * dirs, 3, 6),
+                                                            **({"n": (3,)} if lengths else {}))[0]))
+    params = dict(states, p=rng.uniform(-0.5, 0.5, shapes["p"]).astype(np.float32))
+    path = str(tmp_path / "m.onnx")
+    ins = [x] + ([n] if lengths else [])
+    mx.onnx.export_model(sym, params, [i.shape for i in ins], [np.float32] * len(ins), path, opset_version=opset)
+    onnx.checker.check_model(path, full_check=True)
+    if lengths:
+        t = {k: torch.from_numpy(v) for k, v in dict(params, x=x, n=n).items()}
+        out, finals = rnn_forward(t["x"], t["p"], t["h"], t["c"], t["n"], **attrs)
+        want = [out.numpy()] + [f.numpy() for f in finals]
+        assert not want[0][2:, 1].any()          # zeros past the second sequence's end
+    else:
+        args = {k: mx.nd.array(v) for k, v in dict(params, x=x).items()}
+        want = [o.asnumpy() for o in sym.bind(mx.cpu(), args, grad_req="null").forward()]
+    assert want[0].shape == (5, 3, 4 * dirs) and want[1].shape == (2 * dirs, 3, 4) and want[2].shape == (2 * dirs, 3, 6)
+    _close([np.asarray(g) for g in ort_run(path, ins)], want)
+
+
+def test_gluon_lstm_projection_dynamic(tmp_path):
+    """gluon.rnn.LSTM(projection_size=...) with its begin states, exported with a free batch and length."""
+    net = mx.gluon.rnn.LSTM(6, num_layers=2, bidirectional=True, projection_size=3, input_size=4)
+    net.initialize(mx.init.Uniform(0.5))
+    net.hybridize()
+    rng = np.random.RandomState(2)
+
+    def inputs(steps, batch):
+        return [rng.uniform(-1, 1, shape).astype(np.float32) for shape in [(steps, batch, 4), (4, batch, 3),
+                                                                             (4, batch, 6)]]
+    first = inputs(5, 2)
+    net(mx.nd.array(first[0]), [mx.nd.array(a) for a in first[1:]])
+    path = mx.onnx.export_block(net, str(tmp_path / "lstmp.onnx"), in_shapes=[a.shape for a in first], dynamic=True)
+    onnx.checker.check_model(path, full_check=True)
+    for arrays in (first, inputs(7, 3)):
+        out, states = net(mx.nd.array(arrays[0]), [mx.nd.array(a) for a in arrays[1:]])
+        _close([np.asarray(g) for g in ort_run(path, arrays)], [out.asnumpy()] + [s.asnumpy() for s in states])
+
+
+def test_mxnet_lstm_projection_model(tmp_path):
+    """MXNet 1.9.1's own exported LSTMP layer (tests/fixtures/mxnet-1.9.1/models, zero begin
+    states) exported to ONNX: ONNX Runtime gives MXNet's recorded output."""
+    import os  # pylint: disable=import-outside-toplevel
+    base = os.path.join(os.path.dirname(__file__), "fixtures", "mxnet-1.9.1", "models", "lstm_projection_layer")
+    io = np.load(base + "-io.npz")
+    sym = mx.sym.load(base + "-symbol.json")
+    params = {k.split(":", 1)[1]: v for k, v in mx.nd.load(base + "-0000.params").items()}
+    data = [a for a in sym.list_arguments() if a not in params]
+    x = io["data:0"]
+    shapes = dict(zip(sym.list_arguments(), sym.infer_shape_partial(**{data[0]: x.shape})[0]))
+    assert '"projection_size"' in sym.tojson()
+    params.update({d: mx.nd.zeros(shapes[d]) for d in data[1:]})   # the begin states: zeros, as recorded
+    path = str(tmp_path / "m.onnx")
+    mx.onnx.export_model(sym, params, [x.shape], [np.float32], path)
+    onnx.checker.check_model(path, full_check=True)
+    _close([np.asarray(ort_run(path, [x])[0])], [io["out:0"]])

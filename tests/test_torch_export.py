@@ -394,6 +394,29 @@ def test_training_mode_export(tmp_path):
     kept = got != 0
     assert 0.3 < kept.mean() < 0.7
     np.testing.assert_allclose(got[kept], 2 * want[kept], rtol=1e-5, atol=1e-5)
+    # the running statistics: updated in place by the training pass as neogluon updates them
+    # (momentum 0.9: running * 0.9 + batch * 0.1, biased variance), twice for two steps;
+    # the prediction pass leaves them
+    assert "bn_moving_mean.mul_(" in src.split("def forward_train")[1]
+    assert "mul_(" not in src.split("def forward_train")[0]
+    x2 = rng.uniform(-2, 1, (16, 3)).astype(np.float32)
+    before = {k: v.asnumpy().copy() for k, v in aux.items()}
+    ex = bn.bind(mx.cpu(), dict(args), args_grad={"data": nd.zeros((64, 3))}, aux_states=aux)
+    ex2 = bn.bind(mx.cpu(), dict(args, data=nd.array(x2)), args_grad={"data": nd.zeros((16, 3))}, aux_states=aux)
+    for e in (ex, ex2):
+        e.forward(is_train=True)
+        e.backward(nd.ones(e.outputs[0].shape))
+    model.load_state_dict(torch.load(files["pt"]))
+    with torch.no_grad():
+        model.train()
+        model(torch.from_numpy(x))
+        model(torch.from_numpy(x2))
+        model.eval()
+        model(torch.from_numpy(x))
+    for k in ("bn_moving_mean", "bn_moving_var"):
+        assert not np.allclose(aux[k].asnumpy(), before[k])
+        np.testing.assert_allclose(getattr(model, k).numpy(), aux[k].asnumpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(torch.load(files["pt"])["bn_moving_mean"].numpy(), before["bn_moving_mean"])
 
 
 def test_cli_training_flag(tmp_path):

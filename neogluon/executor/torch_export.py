@@ -61,6 +61,7 @@ import warnings
 import torch
 
 from ..base import MXNetError
+from ..operator.norm import UPDATE_IN_FORWARD
 from ..operator.shape import SYMBOLIC_SIZES
 from .compiler import CompiledGraph
 
@@ -115,10 +116,11 @@ def _capture(fn, tensors):
         # the kernels' shape plans are lru_cached pure functions of shapes: tracing through is exact
         warnings.filterwarnings("ignore", message="Dynamo detected a call to a `functools.lru_cache`")
         SYMBOLIC_SIZES[0] = True  # Reshape computes its target on the symbolic sizes (keeps the batch free)
+        UPDATE_IN_FORWARD[0] = True  # a training pass updates BatchNorm's moving averages in place
         try:
             results = compiled(*tensors)
         finally:
-            SYMBOLIC_SIZES[0] = False
+            SYMBOLIC_SIZES[0] = UPDATE_IN_FORWARD[0] = False
             torch._dynamo.eval_frame.remove_from_cache(fn)  # pylint: disable=protected-access
     (gm, example), outs = held.pop("graph"), held.pop("outs")
     where = []
@@ -209,7 +211,7 @@ class TorchSource:
             args = ", ".join(self.inputs)
             lines += ["    def forward(self, %s):" % args,
                       '        """The training pass (MXNet\'s is_train: Dropout on, BatchNorm on the batch\'s',
-                      '        statistics, which it does not accumulate) when self.training, else the prediction."""',
+                      '        statistics, its running ones updated in place) when self.training, else the prediction."""',
                       "        if self.training:", "            return self.forward_train(%s)" % args,
                       "        return self.forward_predict(%s)" % args, ""]
             lines += _forward(body, self, "forward_predict") + [""] + _forward(tbody, train, "forward_train")
@@ -367,8 +369,9 @@ def trace_torch(symbol, params, shapes, dtypes=None, is_train=False):
                          % (", ".join("%s=%s" % (n, tuple(shapes[n])) for n in data_names), err)) from None
     for dynamic in _DYNAMIC:
         graph = CompiledGraph(symbol)  # a new function: dynamo keeps nothing from a failed attempt
-        tensors = [params[n] if n in params else _example(shapes[n], dtypes.get(n, torch.float32), dynamic)
-                   for n in graph.input_names]
+        # the training pass updates the moving averages as it is captured: on copies
+        tensors = [(params[n].clone() if is_train and n in graph.aux_names else params[n]) if n in params
+                   else _example(shapes[n], dtypes.get(n, torch.float32), dynamic) for n in graph.input_names]
         try:
             gm, example, where = _capture(graph.fn(is_train, tensors), tensors)
             break
@@ -377,7 +380,11 @@ def trace_torch(symbol, params, shapes, dtypes=None, is_train=False):
     else:
         raise MXNetError("export_torch: the graph could not be captured into torch.fx%s: %s"
                          % (_failed_node(graph, error), _first_lines(error))) from None
-    return _Renamer(graph, tensors, data_names, "train_const" if is_train else "const", is_train).run(gm, example, where)
+    src = _Renamer(graph, tensors, data_names, "train_const" if is_train else "const", is_train).run(gm, example, where)
+    for attr in src.aux:  # the states as given, not as the capture's run left them
+        if src.mxnet_names.get(attr, attr) in graph.aux_names:
+            src.aux[attr] = params[src.mxnet_names.get(attr, attr)]
+    return src
 
 
 class _Renamer:
@@ -557,8 +564,9 @@ def export_torch(symbol, params, path, shapes, dtypes=None, name=None, exported_
     (a plain shape or a list of them: the graph's inputs in order); ``dtypes``: input name ->
     dtype (default float32); ``name``: the model's name (default: the symbol file's, else
     ``model``); ``training``: also capture the training pass, which ``forward`` runs when
-    the module is in training mode (Dropout on, BatchNorm on the batch's statistics; the
-    running statistics are not updated by it). Returns the paths written, ``{"py": ...,
+    the module is in training mode (Dropout on, BatchNorm on the batch's statistics, its
+    running statistics updated in place as MXNet's momentum says: ``running * momentum +
+    batch * (1 - momentum)``, the batch variance biased). Returns the paths written, ``{"py": ...,
     "pt": ..., "pt2": ...}``."""
     name = name or (_model_name(symbol) if isinstance(symbol, str) else "model")
     symbol, params = _load(symbol, params)

@@ -104,13 +104,24 @@ def _update_in_backward(out, moving_mean, moving_var, mean, invstd, momentum, ep
     out.register_hook(update)
 
 
+# set by export_torch while it captures a training pass: the moving averages are updated in
+# the forward (as torch's BatchNorm does), so that the exported module's buffers follow MXNet's
+# momentum; neogluon itself updates them when backward reaches the output, as MXNet does
+UPDATE_IN_FORWARD = [False]
+
+
 def _batch_norm_channels_first(x, gamma, beta, moving_mean, moving_var, *, eps, momentum, batch_stats):
     """Normalise ``x`` (channels on axis 1); returns the output, the mean and the inverse std."""
     compute = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
     xc, g, b = x.to(compute), gamma.to(compute), beta.to(compute)
     if batch_stats:
         out, mean, invstd = torch.native_batch_norm(xc, g, b, None, None, True, 0.0, eps)
-        _update_in_backward(out, moving_mean, moving_var, mean.detach(), invstd.detach(), momentum, eps)
+        if UPDATE_IN_FORWARD[0]:  # captured by export_torch: the module updates its buffers as it runs
+            var = invstd.detach().pow(-2) - eps
+            moving_mean.mul_(momentum).add_(mean.detach().to(moving_mean.dtype), alpha=1 - momentum)
+            moving_var.mul_(momentum).add_(var.to(moving_var.dtype), alpha=1 - momentum)
+        else:
+            _update_in_backward(out, moving_mean, moving_var, mean.detach(), invstd.detach(), momentum, eps)
     else:
         mm, mv = moving_mean.to(compute), moving_var.to(compute)
         out = F.batch_norm(xc, mm, mv, g, b, False, 0.0, eps)

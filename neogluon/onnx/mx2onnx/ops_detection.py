@@ -2,6 +2,9 @@
 ``box_decode``/``box_encode``, ``ROIAlign``, ``MultiBoxPrior``, and the sorting operators
 around them (``topk``, ``sort``, ``argsort``).
 
+``_contrib_MultiBoxDetection`` (SSD's output) is decoded, suppressed by ``NonMaxSuppression`` and
+gathered into MXNet's layout too (see its converter).
+
 ``_contrib_box_nms`` keeps MXNet's layout: the output has the input's shape, the kept rows
 first in decreasing score order (ties in input order), the others set to -1. It is built from
 ``TopK`` (MXNet's ``valid_thresh``/``background_id`` filter and ``topk`` pre-selection, which
@@ -250,3 +253,90 @@ def convert_sort(c):
         c.emit("Identity", [values], out=c.out())
     else:
         c.cast(indices, a["dtype"], out=c.out())
+
+
+# ----------------------------------------------------------------------------- MultiBoxDetection
+@converter("_contrib_MultiBoxDetection")
+def convert_multibox_detection(c):
+    """MXNet's SSD output (see ``operator/detection.py``): each anchor's best class but the
+    background (0; MXNet's CPU kernel ignores ``background_id``), the anchors scoring at least
+    ``threshold`` decoded with the variances, moved to the front in anchor order with class -1;
+    the first ``min(count, nms_topk)`` rows then overwritten by the valid rows sorted by score,
+    their class kept where greedy suppression (``iou >= nms_threshold``, per class unless
+    ``force_suppress``) keeps them, else -1. Unused rows are -1.
+
+    The suppression is ONNX ``NonMaxSuppression`` given, as scores, the rows' ranks in
+    MXNet's stable sort (so its order is MXNet's), each row's score in its class's column only
+    (per-class suppression without shifting boxes), and as threshold the float32 just below
+    ``nms_threshold`` (ONNX suppresses when ``iou > threshold``, MXNet when ``iou >= threshold``)."""
+    a = c.attrs
+    _, classes, n = c.shape(0)
+    prob, loc, anchor = c.input(0), c.input(1), c.input(2)
+    batch = _first_dim(c, prob)
+    if classes < 2:   # the background alone: nothing is detected
+        shape = c.emit("Concat", [batch, c.ints([n, 6])], axis=0)
+        c.emit("ConstantOfShape", [shape], value=_tensor(np.full(1, -1, np.float32)), out=c.out())
+        return
+    if len(a["variances"]) != 4:
+        raise c.fail("variances must have 4 values, got %s" % (a["variances"],))
+    probs = c.slice(prob, [1], [classes], [1])                                    # (B, C-1, A)
+    score = c.reduce("ReduceMax", probs, [1], False)                               # (B, A)
+    cid = c.cast(c.emit("ArgMax", [probs], axis=1, keepdims=0), np.float32)         # the first best class
+    # decoding, in MXNet's arithmetic order
+    loc = c.emit("Reshape", [loc, c.ints([0, n, 4])])
+    var = np.asarray(a["variances"], np.float32)
+    lo, hi = _col(c, anchor, 0, 2), _col(c, anchor, 2, 4)
+    size = c.emit("Sub", [hi, lo])
+    centre = c.emit("Add", [lo, c.emit("Mul", [size, c.scalar(0.5)])])
+    o_centre = c.emit("Add", [c.emit("Mul", [c.emit("Mul", [_col(c, loc, 0, 2), c.const(var[:2], "var_xy")]), size]),
+                              centre])
+    o_half = c.emit("Div", [c.emit("Mul", [c.emit("Exp", [c.emit("Mul", [_col(c, loc, 2, 4), c.const(var[2:], "var_wh")])]),
+                                           size]), c.scalar(2.0)])
+    boxes = c.emit("Concat", [c.emit("Sub", [o_centre, o_half]), c.emit("Add", [o_centre, o_half])], axis=-1)
+    if a["clip"]:
+        boxes = c.emit("Clip", [boxes, c.scalar(0.0), c.scalar(1.0)])
+    valid = c.emit("Not", [c.emit("Less", [score, c.scalar(a["threshold"])])])
+    count = c.reduce("ReduceSum", c.cast(valid, np.int64), [1], True)             # (B, 1)
+    pos = c.const(np.arange(n, dtype=np.int64)[None], "position")                 # (1, A)
+    sort = 0 < a["nms_threshold"] <= 1
+    score_col = c.unsqueeze(score, [2])
+    cls_col = c.unsqueeze(cid, [2]) if not sort else c.emit(
+        "ConstantOfShape", [c.emit("Shape", [score_col])], value=_tensor(np.full(1, -1, np.float32)))
+    rows = c.emit("Concat", [cls_col, score_col, boxes], axis=-1)                   # (B, A, 6) in anchor order
+    # the valid rows first, in anchor order
+    first = c.emit("Where", [valid, c.const(np.arange(n, 0, -1, dtype=np.float32), "anchor_rank"),
+                             c.scalar(0.0)])
+    _, order = c.emit("TopK", [first, c.ints([n], "count")], n_out=2, axis=1, largest=1, sorted=1)
+    base = c.emit("Where", [c.unsqueeze(c.emit("Less", [pos, count]), [2]), _gather_rows(c, rows, order, 6),
+                            c.scalar(-1.0)])
+    if not sort:
+        c.emit("Identity", [base], out=c.out())
+        return
+    k = min(a["nms_topk"], n) if a["nms_topk"] > 0 else n
+    key = c.emit("Where", [valid, score, c.scalar(_LOWEST)])
+    _, order = c.emit("TopK", [key, c.ints([k], "k")], n_out=2, axis=1, largest=1, sorted=1)
+    kk = c.ints([k], "k")
+    ntop = c.emit("Where", [c.emit("Less", [count, kk]), count, kk])               # (B, 1) rows sorted
+    sel = c.emit("Less", [c.const(np.arange(k, dtype=np.int64)[None], "position"), ntop])
+    srows = _gather_rows(c, rows, order, 6)                                         # (B, K, 6) by score
+    scid = c.emit("GatherElements", [cid, order], axis=1)                          # (B, K)
+    rank = c.emit("Where", [sel, c.const(np.arange(k, 0, -1, dtype=np.float32), "rank"), c.scalar(0.0)])
+    if a["force_suppress"]:
+        nms_scores = c.unsqueeze(rank, [1])                                          # (B, 1, K)
+    else:   # a column per class: a row's rank in its class's column, 0 elsewhere
+        ids = c.const(np.arange(classes - 1, dtype=np.float32).reshape(1, -1, 1), "class_ids")
+        nms_scores = c.emit("Where", [c.emit("Equal", [c.unsqueeze(scid, [1]), ids]), c.unsqueeze(rank, [1]),
+                                      c.scalar(0.0)])                              # (B, C-1, K)
+    below = np.nextafter(np.float32(a["nms_threshold"]), np.float32(-np.inf))
+    selected = c.emit("NonMaxSuppression", [_col(c, srows, 2, 6), nms_scores, c.ints([k], "k"),
+                                            c.const(np.array([below], np.float32), "iou"),
+                                            c.const(np.array([0.5], np.float32), "score_thresh")])
+    where = c.emit("Gather", [selected, c.ints([0, 2], "batch_box")], axis=1)     # (S, 2): batch, row
+    ones = c.emit("ConstantOfShape", [_first_dim(c, selected)], value=_tensor(np.ones(1, np.float32)))
+    zeros = c.emit("ConstantOfShape", [c.emit("Shape", [scid])], value=_tensor(np.zeros(1, np.float32)))
+    kept = c.emit("ScatterND", [zeros, where, ones])                               # (B, K) 1 where kept
+    cls_sorted = c.emit("Where", [c.emit("Greater", [kept, c.scalar(0.0)]), scid, c.scalar(-1.0)])
+    srows = c.emit("Concat", [c.unsqueeze(cls_sorted, [2]), _col(c, srows, 1, 6)], axis=-1)
+    if k < n:
+        srows = c.emit("Pad", [srows, c.ints([0, 0, 0, 0, n - k, 0], "pads"), c.scalar(-1.0)], mode="constant")
+    c.emit("Where", [c.unsqueeze(c.emit("Less", [pos, ntop]), [2]), srows, base], out=c.out())
