@@ -46,20 +46,22 @@ def _source(op, fname, symbolic=False):
     else:
         if not op.variadic:
             stored = op.storage is not None and ("always" if op.storage_dense else True)
-            lines += _lookup(params, op.all_input_names(), op.arity is not None, stored)
+            lines += _lookup(params, op.all_input_names(), op.arity is not None, stored, op.one_output)
         for p in params:
             lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
         lines.append("    return _op.call(%s, kwargs, out)" % inputs)
     return "def %s(%s):\n%s\n" % (fname, ", ".join(sig), "\n".join(lines))
 
 
-def _lookup(params, names, op_fixed=True, stored=False):
+def _lookup(params, names, op_fixed=True, stored=False, one=False):
     """Source finding the call's cache entry by its raw attribute arguments, by position,
     without building the keyword dict (see ``Operator.lookup``), then running it: the
     steps of ``Operator.call`` from the registry's one template (``registry.run_source``),
     in this function's frame (also without an optional last input when ``op_fixed`` is
     false: the inputs depend on the attributes, as a layer's bias). With ``stored`` (an
-    operator with a storage rule), sparse inputs take ``Operator.call``, which asks it."""
+    operator with a storage rule), sparse inputs take ``Operator.call``, which asks it.
+    With ``one`` (an operator with one output whatever its attributes), the kernel's
+    tensor goes straight into the new array, untested."""
     key = "(_POS, %s)" % "".join("%s, " % p for p in params) if params else "_KEY0"  # (_POS,), made once
     values = "(%s)" % "".join("%s, " % p for p in params)
     inputs = "(%s)" % "".join("%s, " % n for n in names)
@@ -77,12 +79,12 @@ def _lookup(params, names, op_fixed=True, stored=False):
     count = "" if op_fixed else " and _entry.n == %d" % len(names)
     lines += ["            if out is None%s%s:" % (count, _dense(names, stored)),
               "                _kernel = _entry.kernel or _op._mode_kernel(_entry)"
-              + registry.run_source(list(names), "                ")]
+              + registry.run_source(list(names), "                ", one=one)]
     if len(names) > 1 and not op_fixed:  # an optional last input left out (a layer without bias)
         lines += ["            if out is None and _entry.n == %d and %s is None%s:"
                   % (len(names) - 1, names[-1], _dense(names[:-1], stored)),
                   "                _kernel = _entry.kernel or _op._mode_kernel(_entry)"
-                  + registry.run_source(list(names[:-1]), "                ")]
+                  + registry.run_source(list(names[:-1]), "                ", one=one)]
     return lines + ["            return _op.call(%s, None, out, _entry)" % inputs]
 
 

@@ -256,6 +256,9 @@ class Operator:
         self._aux = _static(tuple(aux)) if not callable(aux) else aux
         self._num_outputs = _static(num_outputs)
         self._num_visible = _static(num_visible_outputs) if num_visible_outputs is not None else self._num_outputs
+        # one output for any attributes: the kernel gives one tensor (as a compiled graph's line
+        # takes it), so a generated mx.nd function writes it straight into the new array
+        self.one_output = num_outputs == 1 and num_visible_outputs in (None, 1)
         self._output_names = output_names
         self.infer_args = infer_args      # (attrs, in_shapes) -> in_shapes with unknowns filled
         self.infer_inputs = infer_inputs  # (attrs, in_shapes, out_shapes) -> in_shapes, from known outputs
