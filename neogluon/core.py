@@ -49,6 +49,10 @@ class _Active:
 
     def __init__(self):
         self.count = 0
+        self.array = None  # the class of operators' results (set by operator.registry)
+        # that class while no thread traces, else None: a generated call site that tests
+        # its input's class against it (``x.__class__ is ACTIVE.dense``) tests both at once
+        self.dense = None
 
 
 ACTIVE = _Active()
@@ -58,6 +62,7 @@ def set_tracing(hook):
     """Install ``hook`` as this thread's tracing hook (None removes it); the previous hook."""
     prev, TRACING.hook = TRACING.hook, hook
     ACTIVE.count += (hook is not None) - (prev is not None)
+    ACTIVE.dense = None if ACTIVE.count else ACTIVE.array
     return prev
 
 

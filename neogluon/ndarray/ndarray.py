@@ -440,8 +440,8 @@ registry.set_array_type(NDArray, wrap_outputs)
 # other operand (an NDArray subclass, numpy scalars, an error)
 _BINARY_SOURCE = '''
 def method(x0, x1):
-    if x0.__class__ is not _ARRAY:  # a sparse array or another subclass: the general method
-        return _method(x0, x1)
+    if x0.__class__ is not _ACTIVE.dense:  # a sparse array or another subclass, or a thread
+        return _method(x0, x1)            # traces (dense is None): the general method
     cls = x1.__class__
     if cls is _ARRAY:{array}
     if cls is float or cls is int:
@@ -464,8 +464,8 @@ for _name, (_nd, _scalar) in {
     _aentry = _aop.entry({})
     _src = _BINARY_SOURCE.format(
         array=registry.run_source(["x0", "x1"], "        ", (registry.same_dtype_kernel(_aop, 2) or "_kernel").replace(
-            "_fast", "_afast").replace("_kernel", "_akernel"), True, "_aop", "_aentry"),
-        scalar=registry.run_source(["x0"], "        ", one=True, op="_sop"))  # one tensor: a scalar operator's
+            "_fast", "_afast").replace("_kernel", "_akernel"), True, "_aop", "_aentry", traced=False),
+        scalar=registry.run_source(["x0"], "        ", one=True, op="_sop", traced=False))  # one tensor: a scalar operator's
     _scope = dict(registry.run_scope(), _aop=_aop, _aentry=_aentry,
                   _akernel=(_aentry.kernels or _aop._build(_aentry))[0],
                   _afast=_aop.same_dtype_kernel, _sop=_sop, _sentries=_sop._entries, _POS=_POS, _Null=_Null,

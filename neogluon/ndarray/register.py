@@ -44,22 +44,25 @@ def _source(op, fname, symbolic=False):
             lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
         lines.append("    return _op.call(%s, kwargs, out, None, _compose(name, attr, %r))" % (inputs, fname))
     else:
+        keywords = ["    if %s is not _Null: kwargs[%r] = %s" % (p, p, p) for p in params]
+        keywords.append("    return _op.call(%s, kwargs, out)" % inputs)
         if not op.variadic:
             stored = op.storage is not None and ("always" if op.storage_dense else True)
-            lines += _lookup(params, op.all_input_names(), op.arity is not None, stored)
-        for p in params:
-            lines.append("    if %s is not _Null: kwargs[%r] = %s" % (p, p, p))
-        lines.append("    return _op.call(%s, kwargs, out)" % inputs)
+            lines += _lookup(params, op.all_input_names(), op.arity is not None, stored, op.one_output, keywords)
+        lines += keywords
     return "def %s(%s):\n%s\n" % (fname, ", ".join(sig), "\n".join(lines))
 
 
-def _lookup(params, names, op_fixed=True, stored=False):
+def _lookup(params, names, op_fixed=True, stored=False, one=False, keywords=()):
     """Source finding the call's cache entry by its raw attribute arguments, by position,
     without building the keyword dict (see ``Operator.lookup``), then running it: the
     steps of ``Operator.call`` from the registry's one template (``registry.run_source``),
     in this function's frame (also without an optional last input when ``op_fixed`` is
     false: the inputs depend on the attributes, as a layer's bias). With ``stored`` (an
-    operator with a storage rule), sparse inputs take ``Operator.call``, which asks it."""
+    operator with a storage rule), sparse inputs take ``Operator.call``, which asks it.
+    With ``one`` (an operator with one output whatever its attributes), the kernel's
+    tensor goes straight into the new array, untested. ``keywords``: the source lines of
+    the keyword path, which an unhashable attribute value takes at once."""
     key = "(_POS, %s)" % "".join("%s, " % p for p in params) if params else "_KEY0"  # (_POS,), made once
     values = "(%s)" % "".join("%s, " % p for p in params)
     inputs = "(%s)" % "".join("%s, " % n for n in names)
@@ -68,33 +71,34 @@ def _lookup(params, names, op_fixed=True, stored=False):
             "            _entry = _entries[%s]" % key,
             "        except KeyError:",
             "            _entry = _op.lookup(%s)" % values,
-            "        except TypeError:",
-            "            _entry = None  # an unhashable attribute value: the keyword path",
-            "        if _entry is not None:"]
+            "        except TypeError:  # an unhashable attribute value: the keyword path"]
+    lines += ["        " + line for line in keywords]
     if not names:  # a creation operator: Operator.call's general path
-        return lines + ["            return _op.call((), None, out, _entry)"]
+        return lines + ["        return _op.call((), None, out, _entry)"]
     # a fixed-arity operator's entries all take len(names) inputs: no count to compare
     count = "" if op_fixed else " and _entry.n == %d" % len(names)
-    lines += ["            if out is None%s%s:" % (count, _dense(names, stored)),
-              "                _kernel = _entry.kernel or _op._mode_kernel(_entry)"
-              + registry.run_source(list(names), "                ")]
+    lines += ["        if out is None%s%s:" % (count, _dense(names, stored)),
+              "            _kernel = _entry.kernel or _op._mode_kernel(_entry)"
+              + registry.run_source(list(names), "            ", one=one, traced=stored is not True)]
     if len(names) > 1 and not op_fixed:  # an optional last input left out (a layer without bias)
-        lines += ["            if out is None and _entry.n == %d and %s is None%s:"
+        lines += ["        if out is None and _entry.n == %d and %s is None%s:"
                   % (len(names) - 1, names[-1], _dense(names[:-1], stored)),
-                  "                _kernel = _entry.kernel or _op._mode_kernel(_entry)"
-                  + registry.run_source(list(names[:-1]), "                ")]
-    return lines + ["            return _op.call(%s, None, out, _entry)" % inputs]
+                  "            _kernel = _entry.kernel or _op._mode_kernel(_entry)"
+                  + registry.run_source(list(names[:-1]), "            ", one=one, traced=stored is not True)]
+    return lines + ["        return _op.call(%s, None, out, _entry)" % inputs]
 
 
 def _dense(names, stored):
     """The condition (source) under which a call of an operator with a storage rule
     (``stored``; ``"always"`` when the rule is asked on every call, as cast_storage's)
-    skips the rule: every input an exact NDArray (sparse arrays are subclasses of it)."""
+    skips the rule: every input an exact NDArray (sparse arrays are subclasses of it) and
+    no thread tracing (``_ACTIVE.dense`` is then None), so the site skips the tracing
+    check too: the general path (``Operator.call``) runs both."""
     if not stored:
         return ""
     if stored == "always":
         return " and False"
-    return "".join(" and %s.__class__ is _ARRAY" % n for n in names)
+    return "".join(" and %s.__class__ is _ACTIVE.dense" % n for n in names)
 
 
 def make_function(op, fname, invoke=None, symbolic=False, *, compose=None):

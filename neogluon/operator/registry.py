@@ -256,6 +256,9 @@ class Operator:
         self._aux = _static(tuple(aux)) if not callable(aux) else aux
         self._num_outputs = _static(num_outputs)
         self._num_visible = _static(num_visible_outputs) if num_visible_outputs is not None else self._num_outputs
+        # one output for any attributes: the kernel gives one tensor (as a compiled graph's line
+        # takes it), so a generated mx.nd function writes it straight into the new array
+        self.one_output = num_outputs == 1 and num_visible_outputs in (None, 1)
         self._output_names = output_names
         self.infer_args = infer_args      # (attrs, in_shapes) -> in_shapes with unknowns filled
         self.infer_inputs = infer_inputs  # (attrs, in_shapes, out_shapes) -> in_shapes, from known outputs
@@ -708,6 +711,8 @@ def set_array_type(array_type, wrap):
     results with several outputs or an ``out=`` array."""
     global _ARRAY, _WRAP  # pylint: disable=global-statement
     _ARRAY, _WRAP = array_type, wrap
+    _ACTIVE.array = array_type
+    _ACTIVE.dense = None if _ACTIVE.count else array_type
     _BINDERS.clear()
 
 
@@ -721,11 +726,12 @@ def set_storage_wrap(wrap):
 # ``entry.run``: Operator.call's steps for one entry on its own number of arrays, bound once
 # (the entry's kernel, its attributes), so that a call is one Python frame over the kernel.
 # One template, generated per input count as the mx.nd functions are (see ndarray/register.py).
-_RUN_BODY = """
+_HOOK = """
     if _ACTIVE.count:  # 1. the tracing hook (only a program that traces reads the thread's)
         _hook = _TRACING.hook
         if _hook is not None:
-            return _hook(_op, ({args},), _entry.raw, None)
+            return _hook(_op, ({args},), _entry.raw, None)"""
+_RUN_BODY = """{hook}
     try:
         {ts} = {get}
     except AttributeError:  # an input that is not an array: the general path explains it
@@ -749,7 +755,8 @@ _ANY_RESULT = _KERNEL.format(target="_res", call="{call}", ts="{ts}") + """
     return _WRAP(_res, None)"""
 
 
-def run_source(args, indent="    ", kernel="_kernel", one=False, op="_op", entry="_entry", call=None):
+def run_source(args, indent="    ", kernel="_kernel", one=False, op="_op", entry="_entry", call=None,
+               traced=True):
     """The source of :meth:`Operator.call`'s steps 1, 3 and 4 on the arrays named ``args``
     for the entry ``_entry`` of the operator ``_op``, with the kernel ``kernel`` (an
     expression of the tensors' names ``_t0``, ...): the one template every call site's
@@ -758,13 +765,14 @@ def run_source(args, indent="    ", kernel="_kernel", one=False, op="_op", entry
     ``_op`` and ``_entry`` (``entry`` may be an expression: it is only evaluated when the
     call is traced or fails); ``call``: the kernel's call itself, an expression of ``_t0``,
     ... (``x[a:b]``'s ``_t0[key]``, the same for every key), instead of
-    ``kernel(_t0, ...)``. Its names (see :func:`run_scope`) start with an underscore, so
+    ``kernel(_t0, ...)``; ``traced=False``: the site has already sent every call made
+    while a thread traces elsewhere (it tested ``x.__class__ is _ACTIVE.dense``). Its names (see :func:`run_scope`) start with an underscore, so
     they never meet an operator's argument names."""
     ts = ["_t%d" % i for i in range(len(args))]
     result = (_ONE_RESULT if one else _ANY_RESULT).format(
         call=call or "%s(%s)" % (kernel, ", ".join(ts)), ts=", ".join(ts))
     src = _RUN_BODY.format(
-        args=", ".join(args), ts=", ".join(ts), get=", ".join("%s._t" % x for x in args),
+        hook=_HOOK.format(args=", ".join(args)) if traced else "", args=", ".join(args), ts=", ".join(ts), get=", ".join("%s._t" % x for x in args),
         grad=" or ".join("%s.requires_grad" % t for t in ts), detach=", ".join("%s.detach()" % t for t in ts),
         result=result)
     src = src.replace("_op.", op + ".").replace("(_op,", "(%s," % op).replace("_entry.", entry + ".")
