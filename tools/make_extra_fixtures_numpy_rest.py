@@ -4,7 +4,8 @@ element-wise and comparison functions called by name, ``amax``/``nanmax``/...,
 ``atleast_1d``/``dsplit``/``row_stack``, ``float_power``/``heaviside``/``signbit``,
 ``promote_types``/``result_type``, ``np.random.rand``/``randn``, ``np.linalg.pinv``/
 ``eigh``/``qr``, ``npx.cast``/``erfinv``/``gammaln``/``reshape_like``/``shape_array``/
-``roi_pooling``, and the financial names (an error in MXNet 1.9.1 with NumPy 1.23).
+``roi_pooling``, the financial names (an error in MXNet 1.9.1 with NumPy 1.23), ``genfromtxt``,
+``set_printoptions`` and ``npx``'s context helpers.
 
 Run with the reference interpreter (never imported by neogluon or its tests)::
 
@@ -68,6 +69,13 @@ case("financial", "[np.npv(0.1, a)]", a=A)
 case("financial_pv", "[np.pv(0.05, 10, -100)]")
 case("financial_ppmt", "[np.ppmt(0.05, 1, 10, 1000)]")
 case("financial_rate", "[np.rate(10, -100, 800)]")
+case("genfromtxt", "[np.genfromtxt(['1,2', '3,4.5'], delimiter=','), np.genfromtxt(['1 2', '3 4'], dtype='int32')]")
+# the printed form with precision 2, as character codes (restored to MXNet's default 8 after)
+case("set_printoptions", "[(np.set_printoptions(precision=2), np.array([ord(c) for c in repr(np.array("
+     "[1.23456, 2.5]))], dtype='int32'), np.set_printoptions(precision=8))[1]]")
+case("set_printoptions_linewidth", "[np.set_printoptions(linewidth=40)]")
+case("npx_context", "[np.array([npx.num_gpus(), npx.current_context().device_id, npx.cpu(1).device_id, "
+     "npx.gpu(2).device_id, int(npx.waitall() is None), int(str(npx.gpu(0)) == 'gpu(0)')], dtype='int32')]")
 
 
 def main():
