@@ -242,8 +242,9 @@ class _FakePackages:
         monkeypatch.setattr(inductor, "_export_package", self.export)
         monkeypatch.setattr(inductor, "_load_package", self.load)
 
-    def export(self, module, data, path):
+    def export(self, module, data, path, options=None):
         self.built.append(path)
+        self.options = options
         torch.save({"params": [p.detach().clone() for p in module.parameters()], "module": id(module)}, path)
         _FakePackages.modules[id(module)] = module
 
@@ -276,6 +277,7 @@ def test_frozen_graphs_are_packaged_once_and_reloaded(monkeypatch, tmp_path):
     plain, comp = _pair(mlp, x, backend="inductor")
     _close(comp(x).asnumpy(), plain(x).asnumpy())
     assert len(fake.built) == 1 and len(fake.loaded) == 1
+    assert fake.options == {"cpp.weight_prepack": False}  # an MLP: see freeze_options
     packages = sorted(p.name for p in (tmp_path / "packages").iterdir())
     assert len(packages) == 2 and packages[0].endswith(".json") and packages[1].endswith(".pt2")
     path = fake.loaded[0]
@@ -310,7 +312,7 @@ def test_a_package_that_cannot_be_built_falls_back_to_torch_compile(monkeypatch,
     compiled = []
     monkeypatch.setattr(torch, "compile", lambda fn, **kw: compiled.append(kw) or fn)
 
-    def broken(module, data, path):
+    def broken(module, data, path, options=None):
         with open(path, "wb") as f:
             f.write(b"half")
         raise RuntimeError("export failed")
@@ -319,7 +321,19 @@ def test_a_package_that_cannot_be_built_falls_back_to_torch_compile(monkeypatch,
     plain, comp = _pair(mlp, x, backend="inductor")
     _close(comp(x).asnumpy(), plain(x).asnumpy())
     assert [kw["options"].get("freezing") for kw in compiled] == [True]
+    # no convolution in the graph: no weight prepacking (MKL's packed Linear loses to addmm)
+    assert compiled[0]["options"]["cpp.weight_prepack"] is False
     assert not (tmp_path / "packages").exists() or not list((tmp_path / "packages").iterdir())
+
+
+def test_frozen_graphs_prepack_weights_only_with_convolutions():
+    x = mx.sym.var("x")
+    dense = mx.sym.FullyConnected(mx.sym.Activation(x, act_type="relu"), num_hidden=3)
+    assert inductor.freeze_options(dense) == {"cpp.weight_prepack": False}
+    for conv in (mx.sym.Convolution(x, kernel=(3, 3), num_filter=2),
+                 mx.sym.Deconvolution(x, kernel=(3, 3), num_filter=2)):
+        assert inductor.freeze_options(mx.sym.FullyConnected(conv, num_hidden=3)) == {}
+    assert inductor.freeze_options(None) == {}
 
 
 def test_package_key(monkeypatch):

@@ -359,12 +359,13 @@ class _Frozen:
         if (self.symbol is not None and os.environ.get("NEOGLUON_COMPILE_PACKAGE", "1") != "0"
                 and all(t.device.type == "cpu" for t in data + self.params)):
             key = package_key(self.symbol, data, self.params, self.is_param)
-            runner, self.package = frozen_package(key, self.module, data)
+            runner, self.package = frozen_package(key, self.module, data, freeze_options(self.symbol))
             if runner is not None:
                 self.traced = True
                 return runner
         _prepare()
-        return torch.compile(self.module.entry, dynamic=False, options=dict(_OPTIONS, freezing=True))
+        return torch.compile(self.module.entry, dynamic=False,
+                             options=dict(_OPTIONS, freezing=True, **freeze_options(self.symbol)))
 
     def _trace(self, data):
         """The first call, which traces: dynamo makes the module's parameters constants of the
@@ -420,6 +421,23 @@ class _Frozen:
         self.use_plain, out = _time_both(lambda: self.plain(*tensors), fn, lambda f: f())
         self.chosen("plain" if self.use_plain else "compiled")
         return out
+
+
+_CONVOLUTIONS = ("Convolution", "Deconvolution")
+
+
+def freeze_options(symbol):
+    """Inductor options of a frozen graph beyond ``freezing``: no weight prepacking when the
+    graph has no convolution. Prepacking is what makes freezing pay for convolutions (oneDNN
+    layouts), but for a float32 Linear it means MKL's packed GEMM (``mkl::_mkl_linear``),
+    no faster than the plain ``addmm`` for MLP/BERT-sized layers and about 20% slower for
+    the LSTMCell benchmark's many small ones (batch 32, 256 -> 1024): with it, that frozen graph
+    lost to an unfrozen ``torch.compile`` (0.80x, CPU time, one thread); without it 1.02x.
+    ``None`` (no graph known): inductor's defaults."""
+    if symbol is None:
+        return {}
+    ops = {node["op"] for node in json.loads(symbol.tojson())["nodes"]}
+    return {} if ops.intersection(_CONVOLUTIONS) else {"cpp.weight_prepack": False}
 
 
 class _ParamModule(torch.nn.Module):
@@ -525,14 +543,14 @@ def _file_digest(path):
     return h.hexdigest()
 
 
-def _export_package(module, data, path):
+def _export_package(module, data, path, options=None):
     """Export the frozen graph and compile it with AOTInductor (weights frozen: conv+BN
     folding, oneDNN weight prepacking, constant folding) into the package ``path``."""
     _prepare()
     with torch.no_grad():
         program = torch.export.export(module, tuple(data), strict=False)
         torch._inductor.aoti_compile_and_package(  # pylint: disable=protected-access
-            program, package_path=path, inductor_configs={"freezing": True})
+            program, package_path=path, inductor_configs=dict(options or {}, freezing=True))
 
 
 def _load_package(path):
@@ -552,7 +570,7 @@ class _Packaged:
         return tuple(self.loader.boxed_run([t if t.is_contiguous() else t.contiguous() for t in data]))
 
 
-def frozen_package(key, module, data):
+def frozen_package(key, module, data, options=None):
     """``(callable, path)`` serving a frozen prediction graph from the package
     ``<cache_dir>/packages/<key>.pt2``, built (exported and compiled) when absent; a new
     process with the same graph, shapes and weights only loads it (well under a second).
@@ -581,7 +599,7 @@ def frozen_package(key, module, data):
     os.makedirs(folder, exist_ok=True)
     tmp = "%s.%d.tmp.pt2" % (path[:-4], os.getpid())
     try:
-        _export_package(module, data, tmp)
+        _export_package(module, data, tmp, options)
         digest = _file_digest(tmp)
         os.replace(tmp, path)
         with open(record + ".%d" % os.getpid(), "w") as f:
