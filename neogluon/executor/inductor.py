@@ -554,10 +554,10 @@ def _export_package(module, data, path, options=None):
 
 
 def _load_package(path):
-    """A callable running a package's graph on the data tensors."""
-    import torch._C._aoti  # pylint: disable=import-outside-toplevel,protected-access
-    # the loader itself (torch._inductor.aoti_load_package imports all of inductor and dynamo)
-    return torch._C._aoti.AOTIModelPackageLoader(path, "model", False, 1, -1)  # pylint: disable=protected-access
+    """A callable running a package's graph on the data tensors: torch's documented
+    AOTInductor loader (it imports inductor, about 1 s of a new process's start)."""
+    from torch._inductor import aoti_load_package  # pylint: disable=import-outside-toplevel
+    return aoti_load_package(path)
 
 
 class _Packaged:
@@ -567,7 +567,8 @@ class _Packaged:
         self.loader = loader
 
     def __call__(self, *data):
-        return tuple(self.loader.boxed_run([t if t.is_contiguous() else t.contiguous() for t in data]))
+        out = self.loader(*[t if t.is_contiguous() else t.contiguous() for t in data])
+        return tuple(out) if isinstance(out, (list, tuple)) else (out,)
 
 
 def frozen_package(key, module, data, options=None):
