@@ -14,6 +14,7 @@ arrays. ``export`` writes MXNet's ``-symbol.json`` and ``-%04d.params`` files, w
 ``SymbolBlock.imports`` loads back.
 """
 import copy
+import io
 import json
 import re
 import threading
@@ -122,13 +123,13 @@ def _gather_type_ctx_info(args):
 def _load_parameter_file(filename):
     """MXNet's NDArray file, or the ``.npz`` that MXNet 2.0's ``save_parameters`` writes under
     ``npx.set_np()`` (a zip of ``.npy`` arrays): structural name -> NDArray."""
-    with open(filename, "rb") as f:
-        zipped = f.read(4) == b"PK\x03\x04"
-    if not zipped:
-        return ndarray.load(filename)
+    path = _serialization._path(filename)  # pylint: disable=protected-access
+    blob = read_file(path, "load_parameters")  # regular files only: a FIFO or a device cannot hang it
+    if blob[:4] != b"PK\x03\x04":
+        return _serialization.loads(blob, "file %r" % path)
     import zipfile
     try:
-        with np.load(filename, allow_pickle=False) as arrays:
+        with np.load(io.BytesIO(blob), allow_pickle=False) as arrays:
             return {k: ndarray.array(arrays[k], dtype=arrays[k].dtype) for k in arrays.files}
     except (ValueError, OSError, zipfile.BadZipFile) as e:
         raise MXNetError("Invalid parameter file '%s': a zip archive, but not the .npz of arrays MXNet 2 "
