@@ -12,7 +12,8 @@ with ``mx.recordio``, then times full epochs of the same pipeline:
   worker processes (0: in the main process; ``--thread-pool``: worker threads). With
   ``--normalize batch`` the samples stay uint8 HWC after the mirror and each batch is cast,
   transposed to NCHW and normalized (``nd.image.normalize``) in the loop that takes it (the
-  same float32 values: ``(pixel - mean) / std``; the time counted);
+  same float32 values: ``(pixel - mean) / std``; the time counted); ``--normalize worker`` does
+  the same per batch in the DataLoader's ``batchify_fn``, i.e. in the workers;
 - MXNet 1.9.1: ``mx.io.ImageRecordIter`` (its C++ decoder and augmenter) with the same
   settings and ``preprocess_threads=--workers`` (at least 1), in a subprocess of ``--mxnet``.
 
@@ -98,11 +99,19 @@ def finish_batch(x):
     return nd.image.normalize(nd.transpose(x, axes=(0, 3, 1, 2)).astype("float32"), mean=MEAN, std=STD)
 
 
-def neogluon_loader(rec, batch, workers, thread_pool=False, per_sample=True):
+def worker_batchify(samples):
+    """``--normalize worker``'s batchify_fn: stack the uint8 samples and ``finish_batch`` them
+    where the batch is made (in the worker processes/threads, not in the loop that takes it)."""
+    from neogluon.gluon.data.dataloader import default_batchify_fn
+    x, y = default_batchify_fn(samples)
+    return finish_batch(x), y
+
+
+def neogluon_loader(rec, batch, workers, thread_pool=False, per_sample=True, batchify_fn=None):
     from neogluon import gluon
     ds = gluon.data.vision.ImageRecordDataset(rec).transform_first(Augment(per_sample))
     return gluon.data.DataLoader(ds, batch_size=batch, num_workers=workers, last_batch="keep",
-                                 thread_pool=thread_pool)
+                                 thread_pool=thread_pool, batchify_fn=batchify_fn)
 
 
 def time_epoch(loader, cpu=None, finish=None):
@@ -137,8 +146,9 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--thread-pool", action="store_true",
                         help="DataLoader(thread_pool=True): worker threads instead of processes")
-    parser.add_argument("--normalize", choices=("sample", "batch"), default="sample",
-                        help="cast + normalize + HWC->CHW per sample (augmenters) or per batch")
+    parser.add_argument("--normalize", choices=("sample", "batch", "worker"), default="sample",
+                        help="cast + normalize + HWC->CHW per sample (augmenters), per batch in the "
+                        "loop that takes it, or per batch in the workers' batchify_fn")
     args = parser.parse_args(argv)
     tmp = tempfile.mkdtemp(prefix="bench_image_")
     prefix = os.path.join(tmp, "bench")
@@ -148,8 +158,9 @@ def main(argv=None):
           % (args.images, W, H, rec, os.path.getsize(rec), args.batch_size, args.workers,
              "threads" if args.thread_pool else "processes", max(1, args.workers), args.normalize))
     per_sample = args.normalize == "sample"
-    loader = neogluon_loader(rec, args.batch_size, args.workers, args.thread_pool, per_sample)
-    finish = None if per_sample else finish_batch
+    loader = neogluon_loader(rec, args.batch_size, args.workers, args.thread_pool, per_sample,
+                             worker_batchify if args.normalize == "worker" else None)
+    finish = finish_batch if args.normalize == "batch" else None
     time_epoch(loader, finish=finish)  # warm-up: worker start, first decode
     ours, theirs, ratios, our_cpu, their_cpu = [], [], [], [], []
     for r in range(args.rounds):
