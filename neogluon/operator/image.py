@@ -271,10 +271,16 @@ def to_tensor(data):
 @register("_image_normalize", infer_shape=_same_shape, params=dict(mean=FloatTuple((0.0, 0.0, 0.0, 0.0)),
                                           std=FloatTuple((1.0, 1.0, 1.0, 1.0))))
 def normalize(data, *, mean, std):
-    """(data - mean[c]) / std[c] on CHW or NCHW float data; mean and std have 1 or C values."""
+    """(data - mean[c]) / std[c] on CHW or NCHW data; mean and std have 1 or C values. Integer
+    images are computed in float32 and cast back to their type as MXNet's kernel casts
+    (truncated toward zero, wrapped: uint8 -1.5 -> 255)."""
     _check(data.dim() in (3, 4), "_image_normalize", "Input tensor must have shape (channels, height, width), "
            "or (N, channels, height, width), but got %s" % (tuple(data.shape),))
-    _check(data.is_floating_point(), "_image_normalize", "Input must be float, got %s" % data.dtype)
+    if not data.is_floating_point():
+        _check(data.dtype not in (torch.bool,) and not data.is_complex(), "_image_normalize",
+               "Input must be a real number type, got %s" % data.dtype)
+        out = normalize(data.to(torch.float32), mean=mean, std=std)
+        return out.trunc_().to(torch.int64).to(data.dtype)
     channels = data.shape[-3]
     _check(channels in (1, 3), "_image_normalize", "The channel of the input image must be 1 or 3, got %d"
            % channels)
