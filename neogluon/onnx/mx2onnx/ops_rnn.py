@@ -15,13 +15,13 @@ computed before it in one MatMul. With lengths, the steps past a sequence's end 
 state and output zeros, and the reverse direction starts at the sequence's end (its steps
 are gathered in reverse within each length, as neogluon's time-step loop does).
 """
-import contextlib
 
 import numpy as np
 
 from ...operator.rnn import GATES, param_layout
 from .._deps import onnx_module
 from .graph import converter, value_info
+from .ops_control_flow import _into
 
 __all__ = []
 
@@ -98,15 +98,6 @@ def convert_rnn(c):
 
 
 # ----------------------------------------------------------------------------- LSTM with projection
-@contextlib.contextmanager
-def _into(c, nodes):
-    saved, c.graph.nodes = c.graph.nodes, nodes
-    try:
-        yield
-    finally:
-        c.graph.nodes = saved
-
-
 def _steps_and_lengths(c, x):
     """(mask (T, N, 1) bool, reverse index (T, N) int64) of the lengths input, computed in the graph."""
     lens = c.cast(c.input(4), np.int64)                                      # (N,)
