@@ -17,9 +17,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
+
+from alternating import alternating_rounds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -60,12 +61,6 @@ def worker(framework):
     print(json.dumps({"bind_s": bind_s, "epoch_s": min(epochs[1:])}))
 
 
-def run(python, framework):
-    res = subprocess.run([python, os.path.abspath(__file__), "--worker", framework], capture_output=True,
-                         text=True, check=True, env=dict(os.environ))
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -75,16 +70,13 @@ def main():
     if args.worker:
         worker(args.worker)
         return
-    rows = []
-    for r in range(args.rounds):
-        order = [("neogluon", sys.executable), ("mxnet", args.mxnet)]
-        if r % 2:
-            order.reverse()
-        got = {name: run(py, name) for name, py in order}
-        rows.append(got)
+
+    def report(r, got):
         print("round %d: neogluon bind %.3fs, epoch %.3fs | MXNet bind %.3fs, epoch %.3fs"
               % (r, got["neogluon"]["bind_s"], got["neogluon"]["epoch_s"], got["mxnet"]["bind_s"],
                  got["mxnet"]["epoch_s"]), flush=True)
+
+    rows = alternating_rounds(__file__, args.rounds, args.mxnet, report)
     for key, label in (("epoch_s", "epoch time"), ("bind_s", "bind of the 4 buckets")):
         ratio = [g["neogluon"][key] / g["mxnet"][key] for g in rows]
         print("%s: neogluon median %.3fs, MXNet median %.3fs; neogluon/MXNet median %.2f (min %.2f, max %.2f; "

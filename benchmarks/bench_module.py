@@ -14,9 +14,10 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import time
+
+from alternating import alternating_rounds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 N, BATCH = 6000, 100
@@ -58,12 +59,6 @@ def worker(framework):
     print(json.dumps({"fit_epoch_s": fit_epoch, "predict_per_s": N / best}))
 
 
-def run(python, framework):
-    res = subprocess.run([python, os.path.abspath(__file__), "--worker", framework], capture_output=True,
-                         text=True, check=True, env=dict(os.environ))
-    return json.loads(res.stdout.strip().splitlines()[-1])
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -73,16 +68,13 @@ def main():
     if args.worker:
         worker(args.worker)
         return
-    rows = []
-    for r in range(args.rounds):
-        order = [("neogluon", sys.executable), ("mxnet", args.mxnet)]
-        if r % 2:
-            order.reverse()
-        got = {name: run(py, name) for name, py in order}
-        rows.append(got)
+
+    def report(r, got):
         print("round %d: neogluon fit %.3fs/epoch predict %.0f/s | MXNet fit %.3fs/epoch predict %.0f/s"
               % (r, got["neogluon"]["fit_epoch_s"], got["neogluon"]["predict_per_s"], got["mxnet"]["fit_epoch_s"],
                  got["mxnet"]["predict_per_s"]), flush=True)
+
+    rows = alternating_rounds(__file__, args.rounds, args.mxnet, report)
     fit_ratio = [g["neogluon"]["fit_epoch_s"] / g["mxnet"]["fit_epoch_s"] for g in rows]
     pred_ratio = [g["neogluon"]["predict_per_s"] / g["mxnet"]["predict_per_s"] for g in rows]
     for name, key in (("fit epoch time", "fit_epoch_s"), ("predict throughput", "predict_per_s")):
