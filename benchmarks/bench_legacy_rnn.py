@@ -20,8 +20,6 @@ import statistics
 import sys
 import time
 
-from alternating import alternating_rounds
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -62,6 +60,8 @@ def worker(framework):
 
 
 def main():
+    from alternating import alternating_rounds  # beside this script (neogluon bench loads it by path)
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--mxnet", default="/work/mxref/bin/python")
