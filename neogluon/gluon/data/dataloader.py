@@ -323,11 +323,13 @@ class DataLoader:
 
     def __del__(self):
         pool = getattr(self, "_worker_pool", None)
-        if pool is not None:
-            pool.terminate()
         slots = getattr(self, "_slots", None)
-        if slots is not None:
-            slots.close()
+        try:
+            if pool is not None:
+                pool.terminate()
+        finally:  # the shared-memory files go even when the pool's teardown fails
+            if slots is not None:
+                slots.close()
 
 
 # MXNet 1.x's first loader and its queues live in this module's namespace too
