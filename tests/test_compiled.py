@@ -276,7 +276,7 @@ def test_frozen_graphs_are_packaged_once_and_reloaded(monkeypatch, tmp_path):
     plain, comp = _pair(mlp, x, backend="inductor")
     _close(comp(x).asnumpy(), plain(x).asnumpy())
     assert len(fake.built) == 1 and len(fake.loaded) == 1
-    assert fake.options == {"cpp.weight_prepack": False}  # an MLP: see freeze_options
+    assert fake.options == dict(inductor._AUTOTUNE, **{"cpp.weight_prepack": False})  # an MLP: see freeze_options
     packages = sorted(p.name for p in (tmp_path / "packages").iterdir())
     assert len(packages) == 2 and packages[0].endswith(".json") and packages[1].endswith(".pt2")
     path = fake.loaded[0]
@@ -328,11 +328,41 @@ def test_a_package_that_cannot_be_built_falls_back_to_torch_compile(monkeypatch,
 def test_frozen_graphs_prepack_weights_only_with_convolutions():
     x = mx.sym.var("x")
     dense = mx.sym.FullyConnected(mx.sym.Activation(x, act_type="relu"), num_hidden=3)
-    assert inductor.freeze_options(dense) == {"cpp.weight_prepack": False}
+    assert inductor.freeze_options(dense) == dict(inductor._AUTOTUNE, **{"cpp.weight_prepack": False})
     for conv in (mx.sym.Convolution(x, kernel=(3, 3), num_filter=2),
                  mx.sym.Deconvolution(x, kernel=(3, 3), num_filter=2)):
-        assert inductor.freeze_options(mx.sym.FullyConnected(conv, num_hidden=3)) == {}
+        assert inductor.freeze_options(mx.sym.FullyConnected(conv, num_hidden=3)) == inductor._AUTOTUNE
     assert inductor.freeze_options(None) == {}
+    assert inductor._AUTOTUNE["max_autotune"] and inductor._AUTOTUNE["autotune_num_choices_displayed"] == 0
+
+
+@pytest.mark.parametrize("shape, kernel, stride, pad", [((1, 1, 28, 28), (5, 5), (1, 1), (0, 0)),
+                                                        ((2, 3, 9, 7), (3, 2), (2, 1), (1, 2))])
+def test_tiny_convolutions_run_as_im2col_in_compiled_prediction(monkeypatch, shape, kernel, stride, pad):
+    """While a prediction graph is traced for inductor (compiling, no gradients), a tiny 2-d
+    convolution is im2col + a matrix product (operator/conv.py), with conv2d's values."""
+    from neogluon.operator import conv as conv_module
+    x, w, b = torch.randn(shape), torch.randn(4, shape[1], *kernel), torch.randn(4)
+    expected = torch.nn.functional.conv2d(x, w, b, stride, pad)
+    _close(conv_module._im2col_conv2d(x, w, b, stride, pad).numpy(), expected.numpy(), 1e-5)
+    kernel_fn = mx.operator.registry.get("Convolution").kernel(
+        dict(kernel=kernel, stride=stride, dilate=(), pad=pad, num_filter=4, num_group=1, no_bias=False,
+             layout=None, workspace=1024, cudnn_tune=None, cudnn_off=False), False)
+    calls = []
+    monkeypatch.setattr(conv_module, "_im2col_conv2d", lambda *a: calls.append(1) or expected)
+    kernel_fn(x, w, b)
+    assert not calls  # eager: torch's convolution
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    with torch.no_grad():
+        kernel_fn(x, w, b)
+    assert calls == [1]
+    with torch.enable_grad():
+        kernel_fn(x, w, b)
+    assert calls == [1]  # training graphs keep torch's convolution
+    monkeypatch.setattr(conv_module, "IM2COL_MACS", 10)
+    with torch.no_grad():
+        kernel_fn(x, w, b)
+    assert calls == [1]  # not tiny
 
 
 def test_package_key(monkeypatch):

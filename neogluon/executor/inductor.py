@@ -10,7 +10,10 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   inductor's weight *freezing*: the parameters become constants of the compiled code, so
   conv+BatchNorm folding, oneDNN weight prepacking (``mkldnn._convolution_pointwise`` with
   fused ReLU / residual add) and constant folding apply; the graph is given to inductor
-  without fold.py's folding, which inductor does itself), training without autograd, and
+  without fold.py's folding, which inductor does itself; its matrix products autotuned between
+  aten's and inductor's C++ GEMM with the weights packed into the code, and tiny 2-d
+  convolutions traced as im2col + a matrix product, see ``IM2COL_MACS`` in operator/conv.py:
+  oneDNN's fixed cost per call was most of LeNet's time at batch 1), training without autograd, and
   recorded calls (forward and
   backward through torch autograd, AOTAutograd: the gradients reach the Parameters' own leaf
   tensors, so ``backward`` fills their grads exactly as the plain graph does; BatchNorm's
@@ -205,6 +208,7 @@ class InductorGraph:
                     # the kernels' shape plans (Reshape's infer_reshape, ...) are lru_cached pure
                     # functions of shapes: dynamo tracing through the cache is exactly right
                     warnings.filterwarnings("ignore", message="Dynamo detected a call to a `functools.lru_cache`")
+                    warnings.filterwarnings("ignore", message="TypedStorage is deprecated")  # inductor's autotuner
                     out = fn(tensors)
             else:
                 out = fn(tensors)
@@ -424,6 +428,10 @@ class _Frozen:
 
 
 _CONVOLUTIONS = ("Convolution", "Deconvolution")
+# a frozen graph's matrix products: inductor's own C++ GEMM (the weights packed into the code,
+# no oneDNN call) when its benchmark at compile time finds it faster than aten's
+_AUTOTUNE = {"max_autotune": True, "max_autotune_gemm_backends": "CPP,ATEN",
+             "autotune_num_choices_displayed": 0, "max_autotune_report_choices_stats": False}  # quietly
 
 
 def freeze_options(symbol):
@@ -437,7 +445,10 @@ def freeze_options(symbol):
     if symbol is None:
         return {}
     ops = {node["op"] for node in json.loads(symbol.tojson())["nodes"]}
-    return {} if ops.intersection(_CONVOLUTIONS) else {"cpp.weight_prepack": False}
+    options = dict(_AUTOTUNE)
+    if not ops.intersection(_CONVOLUTIONS):
+        options["cpp.weight_prepack"] = False
+    return options
 
 
 class _ParamModule(torch.nn.Module):

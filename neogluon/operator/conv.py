@@ -156,6 +156,7 @@ def convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, *
     conv = _CONV[nd]
     wshape = (num_filter,) + tuple(kernel)
     fits = layout is None or len(layout) == nd + 2
+    small = nd == 2 and num_group == 1 and dilate == (1, 1)  # may run as im2col when compiled (below)
 
     def run(data, weight, bias=None):
         if last:
@@ -165,9 +166,39 @@ def convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, *
         if not fits or data.dim() != nd + 2 or (weight.size(0),) + weight.shape[2:] != wshape:
             raise MXNetError("Convolution: data %s or weight %s does not fit kernel=%s, num_filter=%d"
                              % (_shape(data), _shape(weight), kernel, num_filter))
-        y = conv(data, weight, bias, stride, pad, dilate, num_group)
+        if small and torch.compiler.is_compiling() and not torch.is_grad_enabled() and _im2col_pays(data, weight):
+            y = _im2col_conv2d(data, weight, bias, stride, pad)
+        else:
+            y = conv(data, weight, bias, stride, pad, dilate, num_group)
         return _to_channel_last(y) if last else y
     return run
+
+
+# A compiled prediction graph (executor/inductor.py, traced with gradients off) runs a tiny
+# 2-d convolution as im2col + matrix product, which inductor compiles into one copy loop and
+# its own C++ GEMM (max_autotune): a oneDNN convolution costs about 50 us a call whatever its
+# size (primitive set-up), which is most of LeNet's time at batch 1 (the tutorial LeNet's
+# package, one thread: 124 us -> 53 us with both). Up to this many multiply-adds: at batch 16
+# (2.5M for LeNet's second convolution) oneDNN's convolution is faster again.
+IM2COL_MACS = 1 << 19
+
+
+def _im2col_pays(data, weight):
+    n, _, h, w = data.shape
+    return n * h * w * weight.numel() <= IM2COL_MACS
+
+
+def _im2col_conv2d(data, weight, bias, stride, pad):
+    """``conv2d`` (no groups, no dilation) as a matrix product of the unfolded windows."""
+    n, c = data.shape[:2]
+    out_c, _, kh, kw = weight.shape
+    if any(pad):
+        data = F.pad(data, (pad[1], pad[1], pad[0], pad[0]))
+    cols = data.unfold(2, kh, stride[0]).unfold(3, kw, stride[1])  # N, C, OH, OW, kh, kw
+    oh, ow = cols.shape[2], cols.shape[3]
+    cols = cols.permute(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, c * kh * kw)
+    y = F.linear(cols, weight.reshape(out_c, -1), bias)
+    return y.reshape(n, oh, ow, out_c).permute(0, 3, 1, 2)
 
 
 @check_rule("Convolution")
