@@ -276,7 +276,7 @@ def test_frozen_graphs_are_packaged_once_and_reloaded(monkeypatch, tmp_path):
     plain, comp = _pair(mlp, x, backend="inductor")
     _close(comp(x).asnumpy(), plain(x).asnumpy())
     assert len(fake.built) == 1 and len(fake.loaded) == 1
-    assert fake.options == dict(inductor._AUTOTUNE, **{"cpp.weight_prepack": False})  # an MLP: see freeze_options
+    assert fake.options == dict(inductor._AUTOTUNE, **{"cpp.weight_prepack": False})  # a small MLP: freeze_options
     packages = sorted(p.name for p in (tmp_path / "packages").iterdir())
     assert len(packages) == 2 and packages[0].endswith(".json") and packages[1].endswith(".pt2")
     path = fake.loaded[0]
@@ -328,12 +328,21 @@ def test_a_package_that_cannot_be_built_falls_back_to_torch_compile(monkeypatch,
 def test_frozen_graphs_prepack_weights_only_with_convolutions():
     x = mx.sym.var("x")
     dense = mx.sym.FullyConnected(mx.sym.Activation(x, act_type="relu"), num_hidden=3)
-    assert inductor.freeze_options(dense) == dict(inductor._AUTOTUNE, **{"cpp.weight_prepack": False})
+    assert inductor.freeze_options(dense) == {"cpp.weight_prepack": False}
     for conv in (mx.sym.Convolution(x, kernel=(3, 3), num_filter=2),
                  mx.sym.Deconvolution(x, kernel=(3, 3), num_filter=2)):
-        assert inductor.freeze_options(mx.sym.FullyConnected(conv, num_hidden=3)) == inductor._AUTOTUNE
+        assert inductor.freeze_options(mx.sym.FullyConnected(conv, num_hidden=3)) == {}
     assert inductor.freeze_options(None) == {}
+
+
+def test_small_frozen_graphs_autotune_their_matrix_products(monkeypatch):
+    x = mx.sym.var("x")
+    dense = mx.sym.FullyConnected(x, num_hidden=3)
+    small = [torch.zeros(3, 10), torch.zeros(3)]
+    assert inductor.freeze_options(dense, small) == dict(inductor._AUTOTUNE, **{"cpp.weight_prepack": False})
     assert inductor._AUTOTUNE["max_autotune"] and inductor._AUTOTUNE["autotune_num_choices_displayed"] == 0
+    monkeypatch.setattr(inductor, "AUTOTUNE_PARAMS", 32)  # 33 parameter elements: not small
+    assert inductor.freeze_options(dense, small) == {"cpp.weight_prepack": False}
 
 
 @pytest.mark.parametrize("shape, kernel, stride, pad", [((1, 1, 28, 28), (5, 5), (1, 1), (0, 0)),

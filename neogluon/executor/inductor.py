@@ -10,11 +10,11 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   inductor's weight *freezing*: the parameters become constants of the compiled code, so
   conv+BatchNorm folding, oneDNN weight prepacking (``mkldnn._convolution_pointwise`` with
   fused ReLU / residual add) and constant folding apply; the graph is given to inductor
-  without fold.py's folding, which inductor does itself; its matrix products autotuned between
-  aten's and inductor's C++ GEMM with the weights packed into the code, and tiny 2-d
-  convolutions traced as im2col + a matrix product, see ``IM2COL_MACS`` in operator/conv.py:
-  oneDNN's fixed cost per call was most of LeNet's time at batch 1), training without autograd, and
-  recorded calls (forward and
+  without fold.py's folding, which inductor does itself; a small graph's matrix products
+  autotuned between aten's and inductor's C++ GEMM with the weights packed into the code
+  (``AUTOTUNE_PARAMS``), and tiny 2-d convolutions traced as im2col + a matrix product
+  (``IM2COL_MACS`` in operator/conv.py): oneDNN's fixed cost per call was most of LeNet's
+  time at batch 1), training without autograd, and recorded calls (forward and
   backward through torch autograd, AOTAutograd: the gradients reach the Parameters' own leaf
   tensors, so ``backward`` fills their grads exactly as the plain graph does; BatchNorm's
   running statistics are updated in place once per call).
@@ -85,8 +85,8 @@ import warnings
 
 import torch
 
-__all__ = ["BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_CALLS", "InductorGraph", "cache_dir",
-           "frozen_package", "package_key", "vec_isa_probe", "wanted"]
+__all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_CALLS", "InductorGraph",
+           "cache_dir", "frozen_package", "package_key", "vec_isa_probe", "wanted"]
 
 # hybridize(backend=...) names selecting the compiled CPU path (MXNet's oneDNN backend names too)
 BACKENDS = ("inductor", "MKLDNN", "ONEDNN")
@@ -363,13 +363,14 @@ class _Frozen:
         if (self.symbol is not None and os.environ.get("NEOGLUON_COMPILE_PACKAGE", "1") != "0"
                 and all(t.device.type == "cpu" for t in data + self.params)):
             key = package_key(self.symbol, data, self.params, self.is_param)
-            runner, self.package = frozen_package(key, self.module, data, freeze_options(self.symbol))
+            options = freeze_options(self.symbol, self.params)
+            runner, self.package = frozen_package(key, self.module, data, options)
             if runner is not None:
                 self.traced = True
                 return runner
         _prepare()
         return torch.compile(self.module.entry, dynamic=False,
-                             options=dict(_OPTIONS, freezing=True, **freeze_options(self.symbol)))
+                             options=dict(_OPTIONS, freezing=True, **freeze_options(self.symbol, self.params)))
 
     def _trace(self, data):
         """The first call, which traces: dynamo makes the module's parameters constants of the
@@ -428,15 +429,21 @@ class _Frozen:
 
 
 _CONVOLUTIONS = ("Convolution", "Deconvolution")
-# a frozen graph's matrix products: inductor's own C++ GEMM (the weights packed into the code,
-# no oneDNN call) when its benchmark at compile time finds it faster than aten's
+# A small frozen graph's matrix products are autotuned at compile time between aten's and
+# inductor's own C++ GEMM (the weights packed into the code, no oneDNN/MKL call): the tutorial
+# LeNet at batch 1 predicts 1.76x faster with it (package, one thread, CPU time, alternating).
+# Larger graphs gain nothing and pay 10-20 s more compiling (BERT b8 1.00x, LSTMCell b32
+# 0.99x), and an autotune benchmarked on a loaded machine once built an LSTMCell package
+# slower than its plain graph. So: graphs of at most this many parameter elements.
+AUTOTUNE_PARAMS = 1 << 20
 _AUTOTUNE = {"max_autotune": True, "max_autotune_gemm_backends": "CPP,ATEN",
              "autotune_num_choices_displayed": 0, "max_autotune_report_choices_stats": False}  # quietly
 
 
-def freeze_options(symbol):
+def freeze_options(symbol, params=None):
     """Inductor options of a frozen graph beyond ``freezing``: no weight prepacking when the
-    graph has no convolution. Prepacking is what makes freezing pay for convolutions (oneDNN
+    graph has no convolution, and GEMM autotuning when its ``params`` (tensors) are small
+    (:data:`AUTOTUNE_PARAMS`). Prepacking is what makes freezing pay for convolutions (oneDNN
     layouts), but for a float32 Linear it means MKL's packed GEMM (``mkl::_mkl_linear``),
     no faster than the plain ``addmm`` for MLP/BERT-sized layers and about 20% slower for
     the LSTMCell benchmark's many small ones (batch 32, 256 -> 1024): with it, that frozen graph
@@ -445,7 +452,9 @@ def freeze_options(symbol):
     if symbol is None:
         return {}
     ops = {node["op"] for node in json.loads(symbol.tojson())["nodes"]}
-    options = dict(_AUTOTUNE)
+    options = {}
+    if params is not None and sum(p.numel() for p in params) <= AUTOTUNE_PARAMS:
+        options.update(_AUTOTUNE)
     if not ops.intersection(_CONVOLUTIONS):
         options["cpp.weight_prepack"] = False
     return options
