@@ -276,7 +276,7 @@ def test_frozen_graphs_are_packaged_once_and_reloaded(monkeypatch, tmp_path):
     plain, comp = _pair(mlp, x, backend="inductor")
     _close(comp(x).asnumpy(), plain(x).asnumpy())
     assert len(fake.built) == 1 and len(fake.loaded) == 1
-    assert fake.options == dict(inductor._AUTOTUNE, **{"cpp.weight_prepack": False})  # a small MLP: freeze_options
+    assert fake.options == dict(inductor._AUTOTUNE, freezing=False, **{"cpp.weight_prepack": False})  # freeze_options
     packages = sorted(p.name for p in (tmp_path / "packages").iterdir())
     assert len(packages) == 2 and packages[0].endswith(".json") and packages[1].endswith(".pt2")
     path = fake.loaded[0]
@@ -319,16 +319,19 @@ def test_a_package_that_cannot_be_built_falls_back_to_torch_compile(monkeypatch,
     x = nd.random.uniform(shape=(4, 10))
     plain, comp = _pair(mlp, x, backend="inductor")
     _close(comp(x).asnumpy(), plain(x).asnumpy())
-    assert [kw["options"].get("freezing") for kw in compiled] == [True]
-    # no convolution in the graph: no weight prepacking (MKL's packed Linear loses to addmm)
+    # no convolution in the graph: not frozen, so no weight packing (MKL's packed Linear loses to addmm)
+    assert [kw["options"].get("freezing") for kw in compiled] == [False]
     assert compiled[0]["options"]["cpp.weight_prepack"] is False
     assert not (tmp_path / "packages").exists() or not list((tmp_path / "packages").iterdir())
 
 
-def test_frozen_graphs_prepack_weights_only_with_convolutions():
+def test_graphs_are_frozen_only_with_convolutions():
+    """Freezing packs Linear weights once any frozen graph of the process packed (inductor
+    registers its passes once), whatever cpp.weight_prepack says: graphs without
+    convolutions are compiled unfrozen (freeze_options)."""
     x = mx.sym.var("x")
     dense = mx.sym.FullyConnected(mx.sym.Activation(x, act_type="relu"), num_hidden=3)
-    assert inductor.freeze_options(dense) == {"cpp.weight_prepack": False}
+    assert inductor.freeze_options(dense) == {"freezing": False, "cpp.weight_prepack": False}
     for conv in (mx.sym.Convolution(x, kernel=(3, 3), num_filter=2),
                  mx.sym.Deconvolution(x, kernel=(3, 3), num_filter=2)):
         assert inductor.freeze_options(mx.sym.FullyConnected(conv, num_hidden=3)) == {}
@@ -339,10 +342,11 @@ def test_small_frozen_graphs_autotune_their_matrix_products(monkeypatch):
     x = mx.sym.var("x")
     dense = mx.sym.FullyConnected(x, num_hidden=3)
     small = [torch.zeros(3, 10), torch.zeros(3)]
-    assert inductor.freeze_options(dense, small) == dict(inductor._AUTOTUNE, **{"cpp.weight_prepack": False})
+    unfrozen = {"freezing": False, "cpp.weight_prepack": False}
+    assert inductor.freeze_options(dense, small) == dict(inductor._AUTOTUNE, **unfrozen)
     assert inductor._AUTOTUNE["max_autotune"] and inductor._AUTOTUNE["autotune_num_choices_displayed"] == 0
     monkeypatch.setattr(inductor, "AUTOTUNE_PARAMS", 32)  # 33 parameter elements: not small
-    assert inductor.freeze_options(dense, small) == {"cpp.weight_prepack": False}
+    assert inductor.freeze_options(dense, small) == unfrozen
 
 
 @pytest.mark.parametrize("shape, kernel, stride, pad", [((1, 1, 28, 28), (5, 5), (1, 1), (0, 0)),

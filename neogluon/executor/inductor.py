@@ -369,8 +369,9 @@ class _Frozen:
                 self.traced = True
                 return runner
         _prepare()
-        return torch.compile(self.module.entry, dynamic=False,
-                             options=dict(_OPTIONS, freezing=True, **freeze_options(self.symbol, self.params)))
+        options = dict(_OPTIONS, freezing=True)
+        options.update(freeze_options(self.symbol, self.params))
+        return torch.compile(self.module.entry, dynamic=False, options=options)
 
     def _trace(self, data):
         """The first call, which traces: dynamo makes the module's parameters constants of the
@@ -441,22 +442,25 @@ _AUTOTUNE = {"max_autotune": True, "max_autotune_gemm_backends": "CPP,ATEN",
 
 
 def freeze_options(symbol, params=None):
-    """Inductor options of a frozen graph beyond ``freezing``: no weight prepacking when the
-    graph has no convolution, and GEMM autotuning when its ``params`` (tensors) are small
-    (:data:`AUTOTUNE_PARAMS`). Prepacking is what makes freezing pay for convolutions (oneDNN
-    layouts), but for a float32 Linear it means MKL's packed GEMM (``mkl::_mkl_linear``),
-    no faster than the plain ``addmm`` for MLP/BERT-sized layers and about 20% slower for
-    the LSTMCell benchmark's many small ones (batch 32, 256 -> 1024): with it, that frozen graph
-    lost to an unfrozen ``torch.compile`` (0.80x, CPU time, one thread); without it 1.02x.
-    ``None`` (no graph known): inductor's defaults."""
+    """Inductor options of a frozen graph: GEMM autotuning when its ``params`` (tensors) are
+    small (:data:`AUTOTUNE_PARAMS`), and, for a graph without convolutions, no freezing.
+    Freezing pays for convolutions (BatchNorm folded, oneDNN weight layouts), but it packs a
+    float32 Linear's weights for MKL (``mkl::_mkl_linear``), no faster than ``addmm`` for
+    MLP/BERT-sized layers and about 20% slower for the LSTMCell benchmark's many small ones
+    (batch 32, 256 -> 1024). ``cpp.weight_prepack=False`` alone does not prevent it: inductor
+    registers its packing passes once per process, at the first frozen compilation that
+    packs, and from then on packs every frozen graph's Linear weights whatever the option
+    says (an LSTMCell package compiled after a LeNet in the same process held 20 packed
+    copies of its weights, 48 MB instead of 8, and ran no faster than the plain graph).
+    Unfrozen, the weights are still constants of a package (or inputs of the compiled
+    function). ``None`` (no graph known): inductor's defaults (freezing)."""
     if symbol is None:
         return {}
     ops = {node["op"] for node in json.loads(symbol.tojson())["nodes"]}
-    options = {}
-    if params is not None and sum(p.numel() for p in params) <= AUTOTUNE_PARAMS:
-        options.update(_AUTOTUNE)
+    small = params is not None and sum(p.numel() for p in params) <= AUTOTUNE_PARAMS
+    options = dict(_AUTOTUNE) if small else {}
     if not ops.intersection(_CONVOLUTIONS):
-        options["cpp.weight_prepack"] = False
+        options.update({"freezing": False, "cpp.weight_prepack": False})
     return options
 
 
@@ -570,7 +574,7 @@ def _export_package(module, data, path, options=None):
     with torch.no_grad():
         program = torch.export.export(module, tuple(data), strict=False)
         torch._inductor.aoti_compile_and_package(  # pylint: disable=protected-access
-            program, package_path=path, inductor_configs=dict(options or {}, freezing=True))
+            program, package_path=path, inductor_configs=dict({"freezing": True}, **(options or {})))
 
 
 def _load_package(path):
