@@ -14,7 +14,8 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   autotuned between aten's and inductor's C++ GEMM with the weights packed into the code
   (``AUTOTUNE_PARAMS``), and tiny 2-d convolutions traced as im2col + a matrix product
   (``IM2COL_MACS`` in operator/conv.py): oneDNN's fixed cost per call was most of LeNet's
-  time at batch 1), training without autograd, and recorded calls (forward and
+  time at batch 1; a graph without convolutions is compiled unfrozen, see
+  :func:`freeze_options`), training without autograd, and recorded calls (forward and
   backward through torch autograd, AOTAutograd: the gradients reach the Parameters' own leaf
   tensors, so ``backward`` fills their grads exactly as the plain graph does; BatchNorm's
   running statistics are updated in place once per call).
