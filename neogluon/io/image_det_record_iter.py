@@ -23,7 +23,7 @@ import numpy as np
 
 from ..base import MXNetError
 from .. import recordio
-from .image_record_iter import ImageRecordIter
+from .image_record_iter import ImageRecordIter, _check_dtype
 
 __all__ = ["ImageDetRecordIter"]
 
@@ -43,7 +43,11 @@ class ImageDetRecordIter(ImageRecordIter):
 
     def __init__(self, path_imgrec, data_shape, batch_size, label_pad_width=-1, label_pad_value=-1.0,
                  label_width=-1, rand_mirror_prob=0.0, rand_pad_prob=0.0, max_pad_scale=1.0, fill_value=127,
-                 **kwargs):
+                 dtype=None, **kwargs):
+        if _check_dtype("ImageDetRecordIter", dtype) not in ("None", "float32"):
+            raise MXNetError("ImageDetRecordIter: dtype=%r is not supported: MXNet 1.9.1's ImageDetRecordIter "
+                             "fails on it (TBlob.get_with_shape: data type do not match specified type); it "
+                             "gives float32 batches (dtype None or 'float32')" % (dtype,))
         for name, default in _RANDOM.items():
             if name in kwargs:
                 value = kwargs.pop(name)
