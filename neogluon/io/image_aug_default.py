@@ -135,13 +135,7 @@ class DefaultAugmenter:
         """The augmented HWC uint8 image (a new array or a view of ``img``)."""
         cv2 = _cv2()
         if self.resize > 0:
-            rows, cols = img.shape[:2]
-            if rows > cols:
-                new_rows, new_cols = self.resize * rows // cols, self.resize
-            else:
-                new_rows, new_cols = self.resize, self.resize * cols // rows
-            img = _keep3(cv2.resize(img, (new_cols, new_rows), interpolation=self._inter(rows, cols, new_rows,
-                                                                                           new_cols)), img)
+            img = resize_shorter(cv2, img, self.resize, self._inter)
         if self.affine:
             img = self._warp(cv2, img)
         if self.pad > 0:
@@ -305,6 +299,18 @@ def interpolation(code, rng, rows, cols, new_rows, new_cols):
     if code == 10:
         return rng.randint(0, 4)
     return _CV_INTER[code]
+
+
+def resize_shorter(cv2, img, size, inter):
+    """``img`` resized so that its shorter side is ``size``, the longer by integer division, as
+    MXNet's ``resize``; ``inter(rows, cols, new_rows, new_cols)`` gives OpenCV's interpolation."""
+    rows, cols = img.shape[:2]
+    if rows > cols:
+        new_rows, new_cols = size * rows // cols, size
+    else:
+        new_rows, new_cols = size, size * cols // rows
+    return _keep3(cv2.resize(np.ascontiguousarray(img), (new_cols, new_rows),
+                             interpolation=inter(rows, cols, new_rows, new_cols)), img)
 
 
 def _keep3(out, like):
