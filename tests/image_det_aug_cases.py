@@ -40,6 +40,15 @@ DETERMINISTIC = {
     # the shorter side to 100 first (133x100), then to data_shape: 133 columns show
     "resize_nearest": (COORDS, BOX_SHAPE, dict(resize=100, inter_method=0)),
     "resize_linear": (COORDS, (3, 75, 100), dict(resize=120)),
+    # resize_mode: the image (aspect kept, sides truncated) at the top left, zeros around; the
+    # label's H, W are the image's
+    "shrink_down": (COORDS, (3, 77, 93), dict(resize_mode="shrink", mean_r=10.0, std_r=2.0, mean_g=4.0)),
+    "shrink_fits": (COORDS, (3, 151, 500), dict(resize_mode="shrink", mean_b=3.0)),
+    "fit_up": (COORDS, (3, 301, 397), dict(resize_mode="fit", mean_r=10.0)),
+    "fit_up_wide": (COORDS, (3, 151, 500), dict(resize_mode="fit", inter_method=0)),
+    "fit_down_tall": (COORDS, (3, 91, 50), dict(resize_mode="fit", std_g=2.0)),
+    "fit_crop": (COORDS, (3, 120, 120), dict(resize_mode="fit", rand_crop_prob=1.0, min_crop_overlaps=(0.99,),
+                                             max_crop_trials=(3,), rand_mirror_prob=1.0)),
 }
 
 # crop boxes (read from the pixels), labels and kept objects of EPOCHS x COPIES draws, compared
@@ -101,6 +110,7 @@ ERRORS = {
     "random_hue_prob": dict(random_hue_prob=1.0, max_random_hue=10, data_shape=(1, 16, 16)),
     "dtype": dict(dtype="float16"),
     "label_width": dict(label_width=20),  # the records' labels have 27 values
+    "resize_mode": dict(resize_mode="stretch"),
 }
 # records whose label MXNet refuses: (label, the word neogluon's message and MXNet's share); the
 # records are written to FIXTURES/bad_<name>.rec

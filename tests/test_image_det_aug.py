@@ -303,13 +303,13 @@ def test_contrast_scales_the_pixels_as_mxnet(name):
 def test_mxnet_argument_errors(name):
     argument = name.split("<")[0].split(">")[0]
     # MXNet's messages name the argument, but for a tuple of the wrong length ('param->ndim()'),
-    # HLS on grey images (OpenCV's assertion), dtype (TBlob) and an invalid emit mode ('foo')
+    # HLS on grey images (OpenCV's assertion), dtype (TBlob) and invalid modes (the value)
     if name not in ("min_crop_scales", "max_crop_trials", "random_hue_prob", "dtype", "crop_emit_mode",
-                    "label_width"):
+                    "label_width", "resize_mode"):
         assert argument in str(BATCHES["error/" + name])
     else:
         assert any(word in str(BATCHES["error/" + name])
-                   for word in ("param->ndim()", "OpenCV", "TBlob", "'foo'", "label_width"))
+                   for word in ("param->ndim()", "OpenCV", "TBlob", "'foo'", "label_width", "'stretch'"))
     kwargs = dict(ERRORS[name])
     shape = kwargs.pop("data_shape", (3, 32, 32))
     with pytest.raises(mx.MXNetError, match=argument):
@@ -338,9 +338,9 @@ def test_grey_images_take_contrast_but_not_hls_offsets():
 
 
 def test_refused_arguments_name_themselves():
-    """resize_mode 'fit'/'shrink' is not implemented; ImageRecordIter's augmenter arguments, which
-    MXNet's detection iterator ignores silently, are refused."""
-    for name, value in [("resize_mode", "fit"), ("rand_crop", True), ("mirror", True), ("rand_mirror", True),
+    """ImageRecordIter's augmenter arguments, which MXNet's detection iterator ignores silently,
+    are refused; an unknown resize_mode is MXNet's error."""
+    for name, value in [("resize_mode", "stretch"), ("rand_crop", True), ("mirror", True), ("rand_mirror", True),
                         ("max_rotate_angle", 10), ("pad", 2), ("brightness", 0.2), ("random_h", 3)]:
         with pytest.raises(mx.MXNetError, match=name):
             det_iter(COORDS, (3, 32, 32), **{name: value})

@@ -3,7 +3,7 @@
 Per record: decode (RGB, or grey for one channel), MXNet's detection augmentation
 (``io/image_det_aug.py``: colour distortions, ``rand_mirror_prob``, ``rand_pad_prob``, the
 SSD crop samplers, each moving the record's boxes with the image), resize the result to
-``data_shape`` (``inter_method``), ``(pixel - mean) * scale / std`` per channel into a float32
+``data_shape`` (``inter_method``, ``resize_mode``), ``(pixel - mean) * scale / std`` per channel into a float32
 ``(batch, C, H, W)`` batch. The record's label (``[header_width, object_width, header...,
 objects...]``, objects ``[cls, xmin, ymin, xmax, ymax, ...]``) comes out as MXNet's:
 ``[C, H, W, len(label), label...]`` with the objects the augmentation kept, padded with
@@ -14,7 +14,11 @@ the longest label of the file. Batching, ``round_batch``, shuffling and parts ar
 ``dtype``: as MXNet 1.9.1, ``None`` and ``'float32'``; its other values fail there
 (``TBlob.get_with_shape: data type do not match``) and raise here.
 
-Not implemented: ``resize_mode`` other than ``'force'`` (an ``MXNetError`` naming it).
+``resize_mode``: ``'force'`` resizes to ``data_shape``; ``'fit'`` keeps the aspect ratio (the
+sides truncated) to fit in it, ``'shrink'`` does so only for images larger than it: the image
+at the top left, zero pixels around (normalized as the others), the label's ``H, W`` the
+image's size and its boxes fractions of the image, as MXNet's.
+
 Refused on purpose: ``ImageRecordIter``'s augmenter arguments (``rand_crop``, ``mirror``,
 ``max_rotate_angle``, ``pad``, ``brightness``, ...), which MXNet's detection iterator takes
 and ignores without a word (its augmenter has none of them): an ``MXNetError`` names them.
@@ -47,10 +51,10 @@ class ImageDetRecordIter(ImageRecordIter):
     def __init__(self, path_imgrec, data_shape, batch_size, label_pad_width=-1, label_pad_value=-1.0,
                  label_width=-1, rand_mirror_prob=0.0, rand_pad_prob=0.0, max_pad_scale=1.0, fill_value=127,
                  dtype=None, **kwargs):
-        mode = kwargs.pop("resize_mode", "force")
-        if mode != "force":
-            raise MXNetError("ImageDetRecordIter: resize_mode=%r is not supported by neogluon (only 'force': "
-                             "the augmented image resized to data_shape)" % (mode,))
+        self.resize_mode = kwargs.pop("resize_mode", "force")
+        if self.resize_mode not in ("fit", "force", "shrink"):
+            raise MXNetError("ImageDetRecordIter: resize_mode: Invalid Input: %r, valid values are: {'fit', "
+                             "'force', 'shrink'}" % (self.resize_mode,))
         ignored = sorted(k for k in kwargs if k in _RECORD_AUGMENT or k in ("rand_crop", "rand_mirror", "mirror"))
         if ignored:
             raise MXNetError("ImageDetRecordIter: %s: MXNet 1.9.1's ImageDetRecordIter takes and ignores these "
@@ -107,25 +111,36 @@ class ImageDetRecordIter(ImageRecordIter):
                              "object_width, header..., objects...]: %s: %s" % (key, problem, label.tolist()))
         return label
 
+    def _size(self, rows, cols):
+        """The size (rows, cols) the augmented image is resized to (``resize_mode``)."""
+        _, h, w = self.data_shape
+        if self.resize_mode == "force" or (self.resize_mode == "shrink" and rows <= h and cols <= w):
+            return (h, w) if self.resize_mode == "force" else (rows, cols)
+        if h / rows < w / cols:  # aspect kept, the sides truncated
+            return h, int(cols * h / rows)
+        return int(rows * w / cols), w
+
     def _image(self, key):
-        """(label, CHW float32 pixels) of the record at ``key``: augmented with its objects and
-        resized to ``data_shape``."""
+        """(label row, CHW float32 pixels) of the record at ``key``: augmented with its objects,
+        resized by ``resize_mode``; the row is ``[C, rows, cols, len(label), label...]``."""
         header, img = self._decode(key)
         label = self._raw_label(key, header)
         start, width = int(label[0]), int(label[1])
         img, objects = self._det(img, label[start:].reshape(-1, width), self._rng)
         label = np.concatenate([label[:start], objects.ravel()])
-        _, h, w = self.data_shape
         rows, cols = img.shape[:2]
-        code = interpolation(self._augment.inter_method, self._rng, rows, cols, h, w)
-        img = _keep3(_cv2().resize(np.ascontiguousarray(img), (w, h), interpolation=code), img)
-        return label, img.transpose(2, 0, 1).astype(np.float32)
+        new_rows, new_cols = self._size(rows, cols)
+        code = interpolation(self._augment.inter_method, self._rng, rows, cols, new_rows, new_cols)
+        img = _keep3(_cv2().resize(np.ascontiguousarray(img), (new_cols, new_rows), interpolation=code), img)
+        pixels = np.zeros(self.data_shape, np.float32)  # 'fit'/'shrink': the image at the top left, zeros around
+        pixels[:, :new_rows, :new_cols] = img.transpose(2, 0, 1)
+        head = np.array([self.data_shape[0], new_rows, new_cols, label.size], np.float32)
+        return np.concatenate([head, label]), pixels
 
     def _fill(self, batch_data, batch_label, slot, key):
         label, pixels = self._image(key)
         self._store(batch_data, slot, pixels)
         row = np.full(4 + self.label_pad_width, self.label_pad_value, np.float32)
-        row[:4] = self.data_shape + (label.size,)
-        row[4:4 + label.size] = label
+        row[:label.size] = label
         batch_label[slot] = row
 
