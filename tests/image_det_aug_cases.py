@@ -92,6 +92,9 @@ COLOURS = {
     "contrast_grey": dict(random_contrast_prob=1.0, max_random_contrast=0.5),  # data_shape (1, 16, 16)
 }
 COLOUR_EPOCHS = 10
+# the colour distortions come before the pad: the fill keeps its value (nearest-neighbour output)
+COLOUR_THEN_PAD = ((3, 48, 48), dict(random_contrast_prob=1.0, max_random_contrast=0.5, rand_pad_prob=1.0,
+                                     max_pad_scale=3.0, fill_value=200, inter_method=0))
 
 # MXNet's errors (when the iterator is made), by the argument they name
 ERRORS = {

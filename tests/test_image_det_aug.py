@@ -16,10 +16,10 @@ pytest.importorskip("cv2")
 import cv2  # noqa: E402
 
 import neogluon as mx  # noqa: E402
-from image_det_aug_cases import (ACCEPTED, BAD_LABELS, BOX_SHAPE, COLOUR_EPOCHS, COLOURS, COORDS,  # noqa: E402
-                                 COPIES, CROPS, DETERMINISTIC, EPOCHS, ERRORS, FIXTURES, HEADER, HEIGHT, OBJECTS,
-                                 PAD, PAD_EPOCHS, PAD_SHAPE, PALETTE, WHITE, WIDTH, crop_boxes, epochs, palette,
-                                 white_regions)
+from image_det_aug_cases import (ACCEPTED, BAD_LABELS, BOX_SHAPE, COLOUR_EPOCHS, COLOUR_THEN_PAD,  # noqa: E402
+                                 COLOURS, COORDS, COPIES, CROPS, DETERMINISTIC, EPOCHS, ERRORS, FIXTURES, HEADER,
+                                 HEIGHT, OBJECTS, PAD, PAD_EPOCHS, PAD_SHAPE, PALETTE, WHITE, WIDTH, crop_boxes,
+                                 epochs, palette, white_regions)
 from test_random_resized_crop import ks_pvalue  # noqa: E402
 
 BATCHES = np.load(os.path.join(FIXTURES, "batches.npz"))
@@ -293,6 +293,22 @@ def test_contrast_scales_the_pixels_as_mxnet(name):
     for found in (theirs, ours):
         assert 0.49 < found.min() and found.max() < 1.51 and found.std() > 0.15
     assert ks_pvalue(theirs, ours) > 0.01
+
+
+def test_colours_change_before_the_pad():
+    """Contrast then pad: the fill (200) keeps its value (the most frequent colour of the padded
+    images: 97.5% of them, below a scale of 1.05 nothing is padded), the palette changes."""
+    shape, kwargs = COLOUR_THEN_PAD
+    ours = np.concatenate([d for d, _ in epochs(det_iter(PALETTE, shape, seed=2, **kwargs), 2)]).astype(np.uint8)
+    base = {tuple(p) for p in palette().reshape(-1, 3)}
+    for outputs in (BATCHES["colour_then_pad"], ours):
+        changed = filled = 0
+        for out in outputs:
+            pixels = out.reshape(3, -1).T
+            values, counts = np.unique(pixels, axis=0, return_counts=True)
+            filled += (values[np.argmax(counts)] == 200).all()
+            changed += not {tuple(p) for p in pixels[(pixels != 200).any(1)]} <= base
+        assert filled >= 0.8 * len(outputs) and changed > len(outputs) // 2, (filled, changed)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ tests/image_det_aug_cases.py). Writes tests/fixtures/extra/image_det_aug/:
   iterator is made), ``crops/<name>/boxes|labels`` (crop boxes read from the pixels and the
   labels of ``EPOCHS`` x ``COPIES`` draws), ``pad/boxes|labels`` (the white region of the
   padded images and their labels), ``pad/fill`` (the pixel values outside it),
-  ``colour/<name>`` (the augmented palettes, uint8), ``error/<name>`` (MXNet's message),
+  ``colour/<name>`` (the augmented palettes, uint8), ``colour_then_pad`` (palettes with
+  contrast, padded), ``error/<name>`` (MXNet's message),
   ``accepted/<name>`` (the label shape), ``bad_label/<name>`` (MXNet's message for the record
   FIXTURES/bad_<name>.rec, written here).
 """
@@ -20,10 +21,10 @@ import mxnet as mx
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 sys.path.insert(0, HERE)
-from image_det_aug_cases import (ACCEPTED, BAD_LABELS, BOX_SHAPE, COLOUR_EPOCHS, COLOURS, COORDS,  # noqa: E402
-                                 COPIES, CROPS, DETERMINISTIC, EPOCHS, ERRORS, FIXTURES, HEADER, OBJECTS, PAD,
-                                 PAD_EPOCHS, PAD_SHAPE, PALETTE, WHITE, coords_image, crop_boxes, epochs, palette,
-                                 white_regions)
+from image_det_aug_cases import (ACCEPTED, BAD_LABELS, BOX_SHAPE, COLOUR_EPOCHS, COLOUR_THEN_PAD,  # noqa: E402
+                                 COLOURS, COORDS, COPIES, CROPS, DETERMINISTIC, EPOCHS, ERRORS, FIXTURES, HEADER,
+                                 OBJECTS, PAD, PAD_EPOCHS, PAD_SHAPE, PALETTE, WHITE, coords_image, crop_boxes, epochs,
+                                 palette, white_regions)
 from make_extra_fixtures_image_record_dtype import message  # noqa: E402
 from make_extra_fixtures_random_resized_crop import png  # noqa: E402
 
@@ -69,6 +70,9 @@ def main():
         shape = (1, 16, 16) if name.endswith("grey") else (3, 16, 16)
         it = det_iter(PALETTE, shape, **kwargs)
         arrays["colour/" + name] = np.concatenate([d for d, _ in epochs(it, COLOUR_EPOCHS)]).astype(np.uint8)
+    shape, kwargs = COLOUR_THEN_PAD
+    it = det_iter(PALETTE, shape, **kwargs)
+    arrays["colour_then_pad"] = np.concatenate([d for d, _ in epochs(it, 2)]).astype(np.uint8)
     for name, kwargs in ERRORS.items():
         kwargs = dict(kwargs)
         shape = kwargs.pop("data_shape", (3, 32, 32))
