@@ -96,7 +96,7 @@ COLOUR_EPOCHS = 10
 COLOUR_THEN_PAD = ((3, 48, 48), dict(random_contrast_prob=1.0, max_random_contrast=0.5, rand_pad_prob=1.0,
                                      max_pad_scale=3.0, fill_value=200, inter_method=0))
 
-# MXNet's errors (when the iterator is made), by the argument they name
+# MXNet's errors (when the iterator is made, or on the first batch), by the argument they name
 ERRORS = {
     "min_crop_scales": dict(rand_crop_prob=1.0, min_crop_scales=(0.3, 0.5)),
     "max_crop_scales": dict(rand_crop_prob=1.0, min_crop_scales=(0.5,), max_crop_scales=(0.5,)),
@@ -114,6 +114,9 @@ ERRORS = {
     "dtype": dict(dtype="float16"),
     "label_width": dict(label_width=20),  # the records' labels have 27 values
     "resize_mode": dict(resize_mode="stretch"),
+    # crops of less than a pixel: OpenCV's resize fails in MXNet (on the first batch)
+    "min_crop_scales<pixel": dict(rand_crop_prob=1.0, min_crop_scales=(0.0,), max_crop_scales=(0.004,),
+                                  crop_emit_mode="overlap", emit_overlap_thresh=0.0, max_crop_trials=(200,)),
 }
 # records whose label MXNet refuses: (label, the word neogluon's message and MXNet's share); the
 # records are written to FIXTURES/bad_<name>.rec

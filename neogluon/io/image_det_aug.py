@@ -234,6 +234,10 @@ class DetAugmenter:
                     x, y, w, h = box
                     left, top = int(x * _F(cols)), int(y * _F(rows))
                     width, height = int(w * _F(cols)), int(h * _F(rows))
+                    if not width or not height:  # MXNet fails there too (OpenCV's resize of an empty image)
+                        raise MXNetError("ImageDetRecordIter: a crop of %gx%g of the %dx%d image is less than a "
+                                         "pixel: min_crop_scales[%d] = %g is too small"
+                                         % (w, h, cols, rows, index, sampler.scales[0]))
                     return img[top:top + height, left:left + width], kept
         return img, objects
 
@@ -251,20 +255,21 @@ class DetAugmenter:
         x, y, w, h = box
         inter, area = _intersections(objects, x, y, w, h)
         ok = np.ones(len(objects), bool)
-        for (low, high), value in ((sampler.overlaps, lambda: inter / (w * h + area - inter)),
-                                   (sampler.sample_coverages, lambda: inter / (w * h)),
-                                   (sampler.object_coverages, lambda: inter / area)):
-            if low > 0 or high < 1:
-                v = value()
-                ok &= (v >= low) & (v <= high)
-        if not ok.any():
-            return None
-        if self.emit_center:
-            cx = (objects[:, 1] + objects[:, 3]) * _F(0.5)
-            cy = (objects[:, 2] + objects[:, 4]) * _F(0.5)
-            keep = (x <= cx) & (cx < x + w) & (y <= cy) & (cy < y + h)
-        else:
-            keep = inter / area > self.emit_overlap_thresh
+        with np.errstate(divide="ignore", invalid="ignore"):  # an empty object: NaN fails every check, as in C++
+            for (low, high), value in ((sampler.overlaps, lambda: inter / (w * h + area - inter)),
+                                       (sampler.sample_coverages, lambda: inter / (w * h)),
+                                       (sampler.object_coverages, lambda: inter / area)):
+                if low > 0 or high < 1:
+                    v = value()
+                    ok &= (v >= low) & (v <= high)
+            if not ok.any():
+                return None
+            if self.emit_center:
+                cx = (objects[:, 1] + objects[:, 3]) * _F(0.5)
+                cy = (objects[:, 2] + objects[:, 4]) * _F(0.5)
+                keep = (x <= cx) & (cx < x + w) & (y <= cy) & (cy < y + h)
+            else:
+                keep = inter / area > self.emit_overlap_thresh
         if not keep.any():
             return None
         return _project(objects[keep], x, y, w, h)
