@@ -70,6 +70,9 @@ CROPS = {
     # the first sampler never succeeds (in whichever order): every image is cropped by the second
     "fallthrough": dict(rand_crop_prob=1.0, num_crop_sampler=2, min_crop_scales=(0.3, 0.5),
                         max_crop_scales=(0.31, 0.51), min_crop_overlaps=(0.99, 0.0), max_crop_trials=(5, 25)),
+    # the samplers are tried in a random order: half of the crops are small (in order: all)
+    "sampler_order": dict(rand_crop_prob=1.0, num_crop_sampler=2, min_crop_scales=(0.2, 0.8),
+                          max_crop_scales=(0.21, 0.81), crop_emit_mode="overlap", emit_overlap_thresh=0.0),
     "half": dict(_SSD, rand_crop_prob=0.5),
     # fill_value 300 is saturated to 255 (above any coordinate)
     "pad_then_crop": dict(_SSD, rand_pad_prob=1.0, max_pad_scale=2.0, fill_value=300),
