@@ -182,3 +182,13 @@ def white_regions(batches):
             fill.update(np.unique(img[0][img[0] <= 128]).tolist())
         labels.append(label)
     return np.array(boxes), np.concatenate(labels), fill
+
+
+def crop_draws(it, kwargs):
+    """The crop boxes (``crop_boxes``) and labels of the first batch of ``EPOCHS`` epochs of ``it``
+    (made with the CROPS arguments ``kwargs``: a ``fill_value`` is left out of the boxes)."""
+    boxes, labels = [], []
+    for data, label in epochs(it, EPOCHS):
+        boxes.append(crop_boxes(data, fill=255 if "fill_value" in kwargs else None))
+        labels.append(label)
+    return np.concatenate(boxes), np.concatenate(labels)

@@ -18,7 +18,7 @@ import cv2  # noqa: E402
 import neogluon as mx  # noqa: E402
 from image_det_aug_cases import (ACCEPTED, BAD_LABELS, BOX_SHAPE, COLOUR_EPOCHS, COLOUR_THEN_PAD,  # noqa: E402
                                  COLOURS, COORDS, COPIES, CROPS, DETERMINISTIC, EPOCHS, ERRORS, FIXTURES, HEADER,
-                                 HEIGHT, OBJECTS, PAD, PAD_EPOCHS, PAD_SHAPE, PALETTE, WHITE, WIDTH, crop_boxes,
+                                 HEIGHT, OBJECTS, PAD, PAD_EPOCHS, PAD_SHAPE, PALETTE, WHITE, WIDTH, crop_draws,
                                  epochs, palette, white_regions)
 from test_random_resized_crop import ks_pvalue  # noqa: E402
 
@@ -43,12 +43,7 @@ def test_deterministic_cases_equal_mxnet(name):
 
 def our_crops(name, seed=1):
     kwargs = CROPS[name]
-    it = det_iter(COORDS, BOX_SHAPE, seed=seed, inter_method=0, **kwargs)
-    boxes, labels = [], []
-    for data, label in epochs(it, EPOCHS):
-        boxes.append(crop_boxes(data, fill=255 if "fill_value" in kwargs else None))
-        labels.append(label)
-    return np.concatenate(boxes), np.concatenate(labels)
+    return crop_draws(det_iter(COORDS, BOX_SHAPE, seed=seed, inter_method=0, **kwargs), kwargs)
 
 
 def objects_of(label):

@@ -22,8 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 sys.path.insert(0, HERE)
 from image_det_aug_cases import (ACCEPTED, BAD_LABELS, BOX_SHAPE, COLOUR_EPOCHS, COLOUR_THEN_PAD,  # noqa: E402
-                                 COLOURS, COORDS, COPIES, CROPS, DETERMINISTIC, EPOCHS, ERRORS, FIXTURES, HEADER,
-                                 OBJECTS, PAD, PAD_EPOCHS, PAD_SHAPE, PALETTE, WHITE, coords_image, crop_boxes, epochs,
+                                 COLOURS, COORDS, COPIES, CROPS, DETERMINISTIC, ERRORS, FIXTURES, HEADER, OBJECTS,
+                                 PAD, PAD_EPOCHS, PAD_SHAPE, PALETTE, WHITE, coords_image, crop_draws, epochs,
                                  palette, white_regions)
 from make_extra_fixtures_image_record_dtype import message  # noqa: E402
 from make_extra_fixtures_random_resized_crop import png  # noqa: E402
@@ -56,13 +56,8 @@ def main():
         arrays["det/%s/data" % name] = batch.data[0].asnumpy()
         arrays["det/%s/label" % name] = batch.label[0].asnumpy()
     for name, kwargs in CROPS.items():
-        it = det_iter(COORDS, BOX_SHAPE, inter_method=0, **kwargs)
-        boxes, labels = [], []
-        for data, label in epochs(it, EPOCHS):
-            boxes.append(crop_boxes(data, fill=255 if "fill_value" in kwargs else None))
-            labels.append(label)
-        arrays["crops/%s/boxes" % name] = np.concatenate(boxes)
-        arrays["crops/%s/labels" % name] = np.concatenate(labels)
+        boxes, labels = crop_draws(det_iter(COORDS, BOX_SHAPE, inter_method=0, **kwargs), kwargs)
+        arrays["crops/%s/boxes" % name], arrays["crops/%s/labels" % name] = boxes, labels
     boxes, labels, fill = white_regions(epochs(det_iter(WHITE, PAD_SHAPE, batch_size=4, **PAD), PAD_EPOCHS))
     arrays["pad/boxes"], arrays["pad/labels"] = boxes, labels
     arrays["pad/fill"] = np.array(sorted(fill))
