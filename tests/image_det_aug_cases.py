@@ -51,6 +51,10 @@ DETERMINISTIC = {
                                              max_crop_trials=(3,), rand_mirror_prob=1.0)),
 }
 
+# mean_img: computed over one pass of the (augmented) data and saved when the file is missing,
+# as ImageRecordIter's (MXNet's file: FIXTURES/mean_img.bin)
+MEAN = ((3, 30, 40), dict(std_r=2.0, scale=0.5, rand_mirror_prob=0.0))
+
 # crop boxes (read from the pixels), labels and kept objects of EPOCHS x COPIES draws, compared
 # in distribution and explained image by image
 _SSD = dict(rand_crop_prob=1.0, min_crop_scales=(0.3,), max_crop_scales=(1.0,), min_crop_aspect_ratios=(0.5,),

@@ -18,7 +18,7 @@ import cv2  # noqa: E402
 import neogluon as mx  # noqa: E402
 from image_det_aug_cases import (ACCEPTED, BAD_LABELS, BOX_SHAPE, COLOUR_EPOCHS, COLOUR_THEN_PAD,  # noqa: E402
                                  COLOURS, COORDS, COPIES, CROPS, DETERMINISTIC, EPOCHS, ERRORS, FIXTURES, HEADER,
-                                 HEIGHT, OBJECTS, PAD, PAD_EPOCHS, PAD_SHAPE, PALETTE, WHITE, WIDTH, crop_draws,
+                                 HEIGHT, MEAN, OBJECTS, PAD, PAD_EPOCHS, PAD_SHAPE, PALETTE, WHITE, WIDTH, crop_draws,
                                  epochs, palette, white_regions)
 from test_random_resized_crop import ks_pvalue  # noqa: E402
 
@@ -35,6 +35,15 @@ def test_deterministic_cases_equal_mxnet(name):
     batch = det_iter(rec, shape, **kwargs).next()
     np.testing.assert_allclose(batch.data[0].asnumpy(), BATCHES["det/%s/data" % name], rtol=1e-6, atol=1e-5)
     np.testing.assert_array_equal(batch.label[0].asnumpy(), BATCHES["det/%s/label" % name])
+
+
+def test_mean_img_is_computed_saved_and_used_as_mxnet(tmp_path):
+    shape, kwargs = MEAN
+    path = str(tmp_path / "mean.bin")
+    got = det_iter(COORDS, shape, batch_size=4, mean_img=path, **kwargs).next().data[0].asnumpy()
+    want = mx.nd.load(os.path.join(FIXTURES, "mean_img.bin"))["mean_img"].asnumpy()
+    np.testing.assert_allclose(mx.nd.load(path)["mean_img"].asnumpy(), want, rtol=1e-6, atol=1e-5)
+    np.testing.assert_allclose(got, BATCHES["mean_img/data"], rtol=1e-6, atol=1e-5)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ tests/image_det_aug_cases.py). Writes tests/fixtures/extra/image_det_aug/:
   ``colour/<name>`` (the augmented palettes, uint8), ``colour_then_pad`` (palettes with
   contrast, padded), ``error/<name>`` (MXNet's message),
   ``accepted/<name>`` (the label shape), ``bad_label/<name>`` (MXNet's message for the record
-  FIXTURES/bad_<name>.rec, written here).
+  FIXTURES/bad_<name>.rec, written here), ``mean_img/data`` (the first batch normalized by the
+  mean image MXNet computes and saves to FIXTURES/mean_img.bin).
 """
 import os
 import sys
@@ -22,8 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 sys.path.insert(0, HERE)
 from image_det_aug_cases import (ACCEPTED, BAD_LABELS, BOX_SHAPE, COLOUR_EPOCHS, COLOUR_THEN_PAD,  # noqa: E402
-                                 COLOURS, COORDS, COPIES, CROPS, DETERMINISTIC, ERRORS, FIXTURES, HEADER, OBJECTS,
-                                 PAD, PAD_EPOCHS, PAD_SHAPE, PALETTE, WHITE, coords_image, crop_draws, epochs,
+                                 COLOURS, COORDS, COPIES, CROPS, DETERMINISTIC, ERRORS, FIXTURES, HEADER, MEAN,
+                                 OBJECTS, PAD, PAD_EPOCHS, PAD_SHAPE, PALETTE, WHITE, coords_image, crop_draws, epochs,
                                  palette, white_regions)
 from make_extra_fixtures_image_record_dtype import message  # noqa: E402
 from make_extra_fixtures_random_resized_crop import png  # noqa: E402
@@ -55,6 +56,12 @@ def main():
         batch = det_iter(rec, shape, **kwargs).next()
         arrays["det/%s/data" % name] = batch.data[0].asnumpy()
         arrays["det/%s/label" % name] = batch.label[0].asnumpy()
+    shape, kwargs = MEAN
+    mean_path = os.path.join(FIXTURES, "mean_img.bin")
+    if os.path.exists(mean_path):
+        os.remove(mean_path)
+    arrays["mean_img/data"] = det_iter(COORDS, shape, batch_size=4, mean_img=mean_path, **kwargs).next().data[0]\
+        .asnumpy()
     for name, kwargs in CROPS.items():
         boxes, labels = crop_draws(det_iter(COORDS, BOX_SHAPE, inter_method=0, **kwargs), kwargs)
         arrays["crops/%s/boxes" % name], arrays["crops/%s/labels" % name] = boxes, labels
