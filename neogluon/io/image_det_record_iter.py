@@ -1,11 +1,13 @@
 """``mx.io.ImageDetRecordIter``: MXNet 1.9.1's C++ detection record iterator, in Python.
 
 Per record: decode (RGB, or grey for one channel), MXNet's detection augmentation
-(``io/image_det_aug.py``: colour distortions, ``rand_mirror_prob``, ``rand_pad_prob``, the
-SSD crop samplers, each moving the record's boxes with the image), resize the result to
-``data_shape`` (``inter_method``, ``resize_mode``), ``(pixel - mean) * scale / std`` per channel into a float32
-``(batch, C, H, W)`` batch. The record's label (``[header_width, object_width, header...,
-objects...]``, objects ``[cls, xmin, ymin, xmax, ymax, ...]``) comes out as MXNet's:
+(``io/image_det_aug.py``: ``resize``, colour distortions, ``rand_mirror_prob``,
+``rand_pad_prob``, the SSD crop samplers, each moving the record's boxes with the image),
+resize the result to ``data_shape`` (``inter_method``, ``resize_mode``), ``(pixel - mean) *
+scale / std`` per channel into a float32 ``(batch, C, H, W)`` batch. The record's label
+(``[header_width, object_width, header..., objects...]``, objects ``[cls, xmin, ymin, xmax,
+ymax, ...]``; MXNet's checks: at least 7 values, ``header_width >= 2``, ``object_width >= 5``,
+whole objects; ``label_width``, when given, its length) comes out as MXNet's:
 ``[C, H, W, len(label), label...]`` with the objects the augmentation kept, padded with
 ``label_pad_value`` to ``4 + label_pad_width`` values, where ``label_pad_width`` defaults to
 the longest label of the file. Batching, ``round_batch``, shuffling and parts are
@@ -20,8 +22,9 @@ at the top left, zero pixels around (normalized as the others), the label's ``H,
 image's size and its boxes fractions of the image, as MXNet's.
 
 Refused on purpose: ``ImageRecordIter``'s augmenter arguments (``rand_crop``, ``mirror``,
-``max_rotate_angle``, ``pad``, ``brightness``, ...), which MXNet's detection iterator takes
-and ignores without a word (its augmenter has none of them): an ``MXNetError`` names them.
+``max_rotate_angle``, ``pad``, ``brightness``, ...) and unknown names, which MXNet's detection
+iterator takes and ignores without a word (its augmenter has none of them): an
+``MXNetError`` names them.
 """
 import inspect
 
