@@ -360,12 +360,16 @@ def test_grey_images_take_contrast_but_not_hls_offsets():
         det_iter(PALETTE, (1, 16, 16), random_saturation_prob=0.5, max_random_saturation=5)
 
 
-def test_refused_arguments_name_themselves():
-    """ImageRecordIter's augmenter arguments, which MXNet's detection iterator ignores silently,
-    are refused; an unknown resize_mode is MXNet's error."""
-    for name, value in [("resize_mode", "stretch"), ("rand_crop", True), ("mirror", True), ("rand_mirror", True),
-                        ("max_rotate_angle", 10), ("pad", 2), ("brightness", 0.2), ("random_h", 3)]:
-        with pytest.raises(mx.MXNetError, match=name):
-            det_iter(COORDS, (3, 32, 32), **{name: value})
-    with pytest.raises(mx.MXNetError, match="no_such_argument"):
-        det_iter(COORDS, (3, 32, 32), no_such_argument=1)
+def test_ignored_arguments_name_themselves():
+    """ImageRecordIter's augmenter arguments and unknown names, which MXNet's detection iterator
+    ignores silently, are ignored with a warning naming them (the batches are those without
+    them); an unknown resize_mode is MXNet's error."""
+    with pytest.raises(mx.MXNetError, match="resize_mode"):
+        det_iter(COORDS, (3, 32, 32), resize_mode="stretch")
+    plain = det_iter(COORDS, (3, 32, 32)).next()
+    for name, value in [("rand_crop", True), ("mirror", True), ("rand_mirror", True), ("max_rotate_angle", 10),
+                        ("pad", 2), ("brightness", 0.2), ("random_h", 3), ("no_such_argument", 1)]:
+        with pytest.warns(UserWarning, match=name):
+            batch = det_iter(COORDS, (3, 32, 32), **{name: value}).next()
+        np.testing.assert_array_equal(batch.data[0].asnumpy(), plain.data[0].asnumpy())
+        np.testing.assert_array_equal(batch.label[0].asnumpy(), plain.label[0].asnumpy())

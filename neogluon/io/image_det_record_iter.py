@@ -21,12 +21,13 @@ sides truncated) to fit in it, ``'shrink'`` does so only for images larger than 
 at the top left, zero pixels around (normalized as the others), the label's ``H, W`` the
 image's size and its boxes fractions of the image, as MXNet's.
 
-Refused on purpose: ``ImageRecordIter``'s augmenter arguments (``rand_crop``, ``mirror``,
-``max_rotate_angle``, ``pad``, ``brightness``, ...) and unknown names, which MXNet's detection
-iterator takes and ignores without a word (its augmenter has none of them): an
-``MXNetError`` names them.
+``ImageRecordIter``'s augmenter arguments (``rand_crop``, ``mirror``, ``max_rotate_angle``,
+``pad``, ``brightness``, ...) and unknown names are ignored, as MXNet's detection iterator
+ignores them (its augmenter has none of them), so MXNet code gives MXNet's batches; where
+MXNet says nothing, a ``UserWarning`` names them.
 """
 import inspect
+import warnings
 
 import numpy as np
 
@@ -60,10 +61,11 @@ class ImageDetRecordIter(ImageRecordIter):
                              "'force', 'shrink'}" % (self.resize_mode,))
         ignored = sorted(k for k in kwargs if k in _RECORD_AUGMENT or k in ("rand_crop", "rand_mirror", "mirror"))
         if ignored:
-            raise MXNetError("ImageDetRecordIter: %s: MXNet 1.9.1's ImageDetRecordIter takes and ignores these "
-                             "ImageRecordIter arguments (its detection augmenter has none of them); neogluon "
-                             "refuses them rather than ignore them (see rand_crop_prob, rand_mirror_prob, "
-                             "rand_pad_prob and the random_*_prob colour distortions)" % ", ".join(ignored))
+            warnings.warn("ImageDetRecordIter: %s ignored, as MXNet 1.9.1 ignores them: they are ImageRecordIter's "
+                          "augmenter arguments, which the detection augmenter does not have (see rand_crop_prob, "
+                          "rand_mirror_prob, rand_pad_prob and the random_*_prob colour distortions)"
+                          % ", ".join(ignored), stacklevel=2)
+            kwargs = {k: v for k, v in kwargs.items() if k not in ignored}
         if _check_dtype("ImageDetRecordIter", dtype) not in ("None", "float32"):
             raise MXNetError("ImageDetRecordIter: dtype=%r is not supported: MXNet 1.9.1's ImageDetRecordIter "
                              "fails on it (TBlob.get_with_shape: data type do not match specified type); it "
@@ -71,8 +73,9 @@ class ImageDetRecordIter(ImageRecordIter):
         augment = {k: kwargs.pop(k) for k in _AUGMENT if k in kwargs}
         unknown = sorted(k for k in kwargs if k not in _RECORD_ARGS)
         if unknown:
-            raise MXNetError("ImageDetRecordIter: argument(s) %s are not ImageDetRecordIter's (MXNet 1.9.1 ignores "
-                             "them without a word; neogluon refuses them)" % ", ".join(unknown))
+            warnings.warn("ImageDetRecordIter: argument(s) %s ignored: they are not ImageDetRecordIter's (MXNet "
+                          "1.9.1 ignores them too)" % ", ".join(unknown), stacklevel=2)
+            kwargs = {k: v for k, v in kwargs.items() if k not in unknown}
         self._det = DetAugmenter(tuple(data_shape)[0] if len(tuple(data_shape)) == 3 else 3,
                                  inter_method=kwargs.get("inter_method", 1), rand_mirror_prob=rand_mirror_prob, rand_pad_prob=rand_pad_prob,
                                  max_pad_scale=max_pad_scale, fill_value=fill_value, **augment)
