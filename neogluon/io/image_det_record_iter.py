@@ -80,27 +80,39 @@ class ImageDetRecordIter(ImageRecordIter):
                                  inter_method=kwargs.get("inter_method", 1), rand_mirror_prob=rand_mirror_prob, rand_pad_prob=rand_pad_prob,
                                  max_pad_scale=max_pad_scale, fill_value=fill_value, **augment)
         self.label_pad_value = float(label_pad_value)
+        self._det_label_width = label_width
         super().__init__(path_imgrec, data_shape, batch_size, **kwargs)
-        labels = [self._raw_label(key) for key in self._order]
-        if label_width > 0:
-            for label in labels:
-                if label.size != label_width:
-                    raise MXNetError("ImageDetRecordIter: %s provides a %d-dimensional label but label_width is "
-                                     "set to %d" % (path_imgrec, label.size, label_width))
-        longest = max((label.size for label in labels), default=0)
+        if self._labels is None:
+            labels = [self._raw_label(key) for key in self._order]
+            if label_width > 0:
+                for label in labels:
+                    if label.size != label_width:
+                        raise MXNetError("ImageDetRecordIter: %s provides a %d-dimensional label but label_width "
+                                         "is set to %d" % (path_imgrec, label.size, label_width))
+            longest, source = max((label.size for label in labels), default=0), path_imgrec
+        else:  # MXNet's estimate: the longest line of the list, records of the file or not
+            longest, source = self._labels.longest, self._labels.path
         if label_pad_width <= 0:
             label_pad_width = longest
         elif label_pad_width < longest:
             raise MXNetError("ImageDetRecordIter: label_pad_width: %d smaller than estimated width: %d (the "
-                             "longest label of %s)" % (label_pad_width, longest, path_imgrec))
+                             "longest label of %s)" % (label_pad_width, longest, source))
         self.label_pad_width = label_pad_width
         desc = self.provide_label[0]
         self.provide_label = [type(desc)(desc.name, (batch_size, 4 + label_pad_width), np.float32)]
 
+    def _label_list(self, path_imglist, label_width):
+        """The list's labels: ``label_width`` a line when it is given, else all values but the path."""
+        return super()._label_list(path_imglist, self._det_label_width)
+
     def _raw_label(self, key, header=None):
         if header is None:
             header, _ = recordio.unpack(self._source.read(key))
-        label = np.asarray(header.label, dtype=np.float32).ravel()
+        if self._labels is None:
+            label, where = np.asarray(header.label, dtype=np.float32).ravel(), "the record at %s" % key
+        else:
+            label = self._labels.find(header.id)
+            where = "the line of id %d in path_imglist %s" % (header.id, self._labels.path)
         # MXNet's checks of a detection label [header_width, object_width, header..., objects...]
         problem = None
         if label.size < 7:
@@ -113,8 +125,8 @@ class ImageDetRecordIter(ImageRecordIter):
             problem = "%d values after the header are not a multiple of object_width %d" % (
                 label.size - int(label[0]), label[1])
         if problem:
-            raise MXNetError("ImageDetRecordIter: the record at %s has no detection label [header_width, "
-                             "object_width, header..., objects...]: %s: %s" % (key, problem, label.tolist()))
+            raise MXNetError("ImageDetRecordIter: %s has no detection label [header_width, object_width, "
+                             "header..., objects...]: %s: %s" % (where, problem, label.tolist()))
         return label
 
     def _size(self, rows, cols):

@@ -31,6 +31,7 @@ import numpy as np
 from ..base import MXNetError
 from .. import image, ndarray as nd, recordio
 from .image_aug_default import DefaultAugmenter
+from .image_list import LabelList
 from .io import DataBatch, DataDesc, DataIter
 
 __all__ = ["ImageRecordIter", "ImageRecordIter_v1", "ImageRecordUInt8Iter", "ImageRecordUInt8Iter_v1",
@@ -60,7 +61,8 @@ def _check_dtype(iterator, dtype):
 class ImageRecordIter(DataIter):
     """Batches of images from a RecordIO file (see the module docstring)."""
 
-    def __init__(self, path_imgrec, data_shape, batch_size, path_imgidx="", label_width=1, shuffle=False, seed=0,
+    def __init__(self, path_imgrec, data_shape, batch_size, path_imgidx="", path_imglist="", label_width=1,
+                 shuffle=False, seed=0,
                  round_batch=True, num_parts=1, part_index=0, resize=-1, rand_crop=False, rand_mirror=False,
                  mirror=False, mean_img="", mean_r=0.0, mean_g=0.0, mean_b=0.0, mean_a=0.0, std_r=1.0, std_g=1.0,
                  std_b=1.0, std_a=1.0, scale=1.0, inter_method=1, data_name="data", label_name="softmax_label",
@@ -73,7 +75,8 @@ class ImageRecordIter(DataIter):
         unknown = sorted(k for k in kwargs if k not in _IGNORED)
         if unknown:
             raise MXNetError("ImageRecordIter: argument(s) %s are not supported by neogluon (supported: resize, "
-                             "rand_crop, rand_mirror, mirror, mean_img, mean_*, std_*, scale, inter_method, shuffle, "
+                             "path_imglist, rand_crop, rand_mirror, mirror, mean_img, mean_*, std_*, scale, "
+                             "inter_method, shuffle, "
                              "round_batch, num_parts, part_index, max_random_contrast, "
                              "max_random_illumination, %s)" % (", ".join(unknown), ", ".join(_AUGMENT)))
         data_shape = tuple(data_shape)
@@ -81,7 +84,11 @@ class ImageRecordIter(DataIter):
             raise MXNetError("ImageRecordIter: data_shape must be (channels, height, width) with 1, 3 or 4 "
                              "channels, got %s" % (data_shape,))
         self.data_shape = data_shape
+        if label_width < 1:
+            raise MXNetError("%s: value %d for Parameter label_width should be greater equal to 1"
+                             % (type(self).__name__, label_width))
         self.label_width = label_width
+        self._labels = self._label_list(path_imglist, label_width)
         self.shuffle = shuffle
         self.round_batch = round_batch
         self.rand_mirror = rand_mirror
@@ -118,6 +125,10 @@ class ImageRecordIter(DataIter):
             raise MXNetError("%s: unknown dtype for ImageRecordIter2: '%s' (MXNet 1.9.1 gives float32, uint8 or "
                              "int8 batches)" % (type(self).__name__, dtype))
         return dtype
+
+    def _label_list(self, path_imglist, label_width):
+        """The labels of ``path_imglist`` (``label_width`` a line), or None for MXNet's default ''."""
+        return LabelList(type(self).__name__, path_imglist, label_width) if path_imglist else None
 
     def _mean_image(self, path):
         """The mean image of ``path``; when the file is missing, computed over one pass of the
@@ -194,9 +205,21 @@ class ImageRecordIter(DataIter):
 
     def _fill(self, batch_data, batch_label, slot, key):
         header, pixels = self._image(key)
-        label = np.asarray(header.label, dtype=np.float32).ravel()
+        label = self._record_label(header) if self._labels is None else self._labels.find(header.id)
         batch_label[slot] = label[0] if self.label_width == 1 else label[:self.label_width]
         self._store(batch_data, slot, pixels)
+
+    def _record_label(self, header):
+        """The header's label, checked against ``label_width`` as MXNet checks it."""
+        label = np.asarray(header.label, dtype=np.float32).ravel()
+        if header.flag > 0 and label.size != self.label_width:
+            raise MXNetError("%s: the record with id %d provides a %d-dimensional label but label_width is set to "
+                             "%d" % (type(self).__name__, header.id, label.size, self.label_width))
+        if header.flag <= 0 and self.label_width != 1:
+            raise MXNetError("%s: label_width must be 1 unless an imglist is provided or the rec file is packed "
+                             "with multi dimensional label (label_width %d, the record with id %d has one label)"
+                             % (type(self).__name__, self.label_width, header.id))
+        return label
 
     def _store(self, batch_data, slot, pixels):
         """Normalize one image's CHW float32 pixels into ``batch_data[slot]`` (by the output type)."""
