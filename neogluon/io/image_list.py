@@ -10,7 +10,7 @@ line's position): shuffling and ``num_parts`` move records, their labels follow 
 - variable width (``ImageDetRecordIter`` without ``label_width``): every value between the
   index and the last one (the path).
 
-As MXNet's: empty lines are skipped; an empty file, a missing file, a line with fewer values
+As MXNet's: empty lines are skipped, but for a first one; an empty file, a missing file, a line with fewer values
 than the width, a whitespace-only line and a record whose id is not in the list are errors;
 ``nan``/``inf`` and exponents are numbers. MXNet reads numbers with C's ``atol``/``atof`` and
 takes what they make of anything else; here that is an error naming the file, the line and
@@ -18,8 +18,10 @@ the value, because MXNet's result is silently wrong there: a label that is not a
 (``abc`` is 0, ``12abc`` 12), the path read as a label when ``label_width`` is one more than
 the labels (``img.jpg`` is 0, ``5.jpg`` 5), an index that is not a non-negative integer
 (``102.9`` is 102, ``abc`` 0, ``-1`` never found), and an index on two lines (MXNet keeps the
-last line's labels). A line ending with whitespace makes MXNet's variable-width reading take
-the path as a label (an error there); here the path is the last value all the same.
+last line's labels). MXNet's line reader leaves all but the last of a run of line ends in the
+line (the CR of CRLF, the first LF before an empty line): such a line, as one ending with
+spaces, ends with whitespace, which makes MXNet's variable-width reading take the path as a
+label (its detection label check then fails); here the path is the last value all the same.
 """
 import re
 
@@ -44,12 +46,16 @@ class LabelList:
             with open(path, encoding="utf-8", errors="replace") as f:
                 text = f.read()
         except OSError as e:
-            raise MXNetError("%s: path_imglist %s: %s (MXNet 1.9.1: LocalFileSystem.GetPathInfo: %s error: %s)"
-                             % (iterator, path, e.strerror, path, e.strerror)) from None
+            raise MXNetError("%s: path_imglist %s: %s (MXNet 1.9.1: Cannot find any files that matches the URI "
+                             "pattern %s)" % (iterator, path, e.strerror, path)) from None
         if not text:
             raise MXNetError("%s: path_imglist %s is an empty file (MXNet 1.9.1 refuses it: Cannot find any files "
                              "that matches the URI pattern %s)" % (iterator, path, path))
-        for number, line in enumerate(text.splitlines(), 1):
+        lines = text.splitlines()
+        if not lines[0]:
+            raise MXNetError("%s: path_imglist %s: line 1 is empty: MXNet 1.9.1 refuses a list that starts with an "
+                             "empty line (Bad ImageList format); it skips the other empty lines" % (iterator, path))
+        for number, line in enumerate(lines, 1):
             if line:
                 self._add(number, line.split(), width)
         self.longest = max((label.size for label in self._labels.values()), default=0)
