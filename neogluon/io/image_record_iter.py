@@ -303,10 +303,18 @@ class _RecordSource:
         return offsets
 
     def part(self, num_parts, part_index):
+        """The records of part ``part_index`` of ``num_parts``, as dmlc's splitters cut them: with an
+        index, ``ceil(records / num_parts)`` records a part (the last one shorter); without, the
+        file's bytes in ``ceil(size / num_parts)`` (rounded up to 4) a part, a record in the part
+        its start is in (parts of records of unequal sizes hold unequal numbers of them)."""
         if not 0 <= part_index < num_parts:
             raise MXNetError("ImageRecordIter: part_index %d is not in [0, %d)" % (part_index, num_parts))
-        per = len(self._keys) // num_parts
-        return list(self._keys[part_index * per:(part_index + 1) * per] if num_parts > 1 else self._keys)
+        if self._indexed:
+            step = -(-len(self._keys) // num_parts)
+            return list(self._keys[part_index * step:(part_index + 1) * step])
+        step = -(-os.path.getsize(self._rec.uri) // num_parts)
+        step = -(-step // 4) * 4
+        return [offset for offset in self._keys if part_index * step <= offset < (part_index + 1) * step]
 
     def read(self, key):
         if self._indexed:
