@@ -10,8 +10,11 @@ ymax, ...]``; MXNet's checks: at least 7 values, ``header_width >= 2``, ``object
 whole objects; ``label_width``, when given, its length) comes out as MXNet's:
 ``[C, H, W, len(label), label...]`` with the objects the augmentation kept, padded with
 ``label_pad_value`` to ``4 + label_pad_width`` values, where ``label_pad_width`` defaults to
-the longest label of the file. Batching, ``round_batch``, shuffling and parts are
-``ImageRecordIter``'s.
+the longest label of the file. With ``path_imglist`` the labels are the list's, by the record
+header's ``id`` (``io/image_list.py``): all values of a line between the index and the path,
+or its first ``label_width``; ``label_pad_width`` then defaults to the longest line of the
+list, a line of no record of the file too (MXNet's estimate). Batching, ``round_batch``,
+shuffling and parts are ``ImageRecordIter``'s.
 
 ``dtype``: as MXNet 1.9.1, ``None`` and ``'float32'``; its other values fail there
 (``TBlob.get_with_shape: data type do not match``) and raise here.

@@ -12,6 +12,13 @@ of ``pixel * scale / std`` (MXNet's scaling, kept). With ``round_batch`` (the de
 last batch is completed from the start of the data, ``pad`` says how many images are
 repeats, and the next epoch continues after them, as MXNet's does.
 
+Labels: the record header's, which must have ``label_width`` values (MXNet's check); with
+``path_imglist`` (an im2rec ``.lst``, read by ``io/image_list.py``) those of the list's line
+whose index is the record header's ``id`` (not the record's position), ``label_width`` values
+a line. ``num_parts``/``part_index`` split as dmlc does: through ``path_imgidx``
+``ceil(records / num_parts)`` records a part, else the file's bytes (a record in the part its
+start is in), so the labels of a list follow their records into any part and any shuffle.
+
 ``dtype`` (MXNet's ImageRecordIter2): None or 'float32' give the float32 batches, 'uint8' and
 'int8' those of ``ImageRecordUInt8Iter`` and ``ImageRecordInt8Iter``; MXNet refuses the other
 types of its list ('unknown dtype'), and any name outside it. The UInt8/Int8 iterators take
