@@ -103,8 +103,8 @@ ERRORS = {
                    "index, label_width is 1", "Bad ImageList format"),
     "whitespace_line": ("ImageRecordIter", "cls_whitespace_line", {}, "line 8: the line is only whitespace",
                         "Bad ImageList format"),
-    "leading_blank": ("ImageRecordIter", "cls_leading_blank", {}, "line 1 is empty: MXNet 1.9.1 refuses a list "
-                      "that starts with an empty line", "Bad ImageList format"),
+    "leading_blank": ("ImageRecordIter", "cls_leading_blank", {}, "line 1: the list starts with an empty line, "
+                      "which MXNet 1.9.1 refuses", "Bad ImageList format"),
     "empty_file": ("ImageRecordIter", "empty", {}, "empty.lst is an empty file",
                    "Cannot find any files that matches the URI pattern"),
     "no_file": ("ImageRecordIter", "no_such_file", {}, "path_imglist .*no_such_file.lst: No such file",

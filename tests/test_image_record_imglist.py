@@ -5,6 +5,7 @@ the record header's id; ``label_width`` values a line (the path and further valu
 for detection all values but the path, the longest line setting ``label_pad_width``; MXNet's
 errors; the lines MXNet reads silently wrong are refused, naming the file and line."""
 import os
+import re
 import warnings
 
 import numpy as np
@@ -146,3 +147,28 @@ def test_parts_as_mxnet(indexed):
                                           err_msg="%d/%d" % (part, num_parts))
     sizes = [len(RECORDED["parts/False/2/%d" % k]) for k in range(2)]
     assert sizes == [1, len(UNEVEN_SIDES) - 1]  # the first record is more than half the file
+
+
+def test_list_lines_and_indexes(tmp_path):
+    """Line numbers count \\n, \\r and \\r\\n ends (MXNet's line ends); an index must be an ASCII
+    integer of a record id's range (uint64)."""
+    path = tmp_path / "ends.lst"
+    path.write_bytes(b"40\t1\ta\r12\t2\tb\r\n\n33\tx\tc\n")
+    with pytest.raises(mx.MXNetError, match="ends.lst, line 4: label 1, 'x'"):
+        mx.io.ImageRecordIter(path_imgrec=CLS_REC, data_shape=SHAPE, batch_size=2, path_imglist=str(path))
+    for index in ("\u0663", str(1 << 64), "+5"):
+        path.write_text("%s\t1\ta\n" % index)
+        with pytest.raises(mx.MXNetError, match="line 1: the index '%s' is not a record id" % re.escape(index)):
+            mx.io.ImageRecordIter(path_imgrec=CLS_REC, data_shape=SHAPE, batch_size=2, path_imglist=str(path))
+
+
+def test_list_labels_are_not_moved_by_the_augmenter():
+    """The detection augmenter moves a label's boxes: the list's labels stay as read, every epoch."""
+    it = make(mx.io, "ImageDetRecordIter", "det", dict(rand_mirror_prob=1.0))
+    first = epoch(it)
+    it.reset()
+    second = epoch(it)
+    for (_, a, _), (_, b, _) in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+    plain = recorded_epoch("det_greedy")[0][1]
+    assert not np.array_equal(first[0][1], plain)  # mirrored boxes

@@ -37,68 +37,84 @@ _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf(inity)?|n
 
 class LabelList:
     """The labels of ``path`` by record id (see the module docstring); ``width`` > 0 reads that
-    many labels a line, else all values but the last. ``longest`` is the longest label."""
+    many labels a line, else all values but the last. ``longest`` is the longest label.
+
+    Kept as arrays (sorted ids, one float32 array of all labels and each line's bounds in it),
+    not an object a line, so that a list of ImageNet's size costs its numbers' bytes."""
 
     def __init__(self, iterator, path, width):
         self.iterator, self.path = iterator, path
-        self._labels, self._lines = {}, {}
+        ids, numbers, values, bounds = self._read(width)
+        self._order = np.argsort(np.array(ids, np.uint64), kind="stable")
+        self._ids = np.array(ids, np.uint64)[self._order]
+        self._values, self._bounds = np.array(values, np.float32), np.array(bounds)
+        self.longest = int(np.diff(self._bounds).max(initial=0))
+        repeated = np.nonzero(self._ids[1:] == self._ids[:-1])[0]
+        if repeated.size:
+            first, again = self._order[repeated[0]], self._order[repeated[0] + 1]
+            self._fail(numbers[again], "index %d is also on line %d (MXNet would keep the last line's labels)"
+                       % (ids[again], numbers[first]))
+
+    def _read(self, width):
+        """(index, line number) of each line, its labels one after the other and their bounds."""
         try:
-            with open(path, encoding="utf-8", errors="replace") as f:
-                text = f.read()
+            f = open(self.path, encoding="utf-8", errors="replace", newline="")  # lines end at \n, \r or \r\n
         except OSError as e:
             raise MXNetError("%s: path_imglist %s: %s (MXNet 1.9.1: Cannot find any files that matches the URI "
-                             "pattern %s)" % (iterator, path, e.strerror, path)) from None
-        if not text:
+                             "pattern %s)" % (self.iterator, self.path, e.strerror, self.path)) from None
+        ids, numbers, values, bounds, number = [], [], [], [0], 0
+        with f:
+            for number, line in enumerate(f, 1):
+                line = line.rstrip("\r\n")
+                if line:
+                    ids.append(self._parse(number, line.split(), width, values))
+                    numbers.append(number)
+                    bounds.append(len(values))
+                elif number == 1:
+                    self._fail(1, "the list starts with an empty line, which MXNet 1.9.1 refuses (Bad ImageList "
+                               "format); it skips the other empty lines")
+        if number == 0:
             raise MXNetError("%s: path_imglist %s is an empty file (MXNet 1.9.1 refuses it: Cannot find any files "
-                             "that matches the URI pattern %s)" % (iterator, path, path))
-        lines = text.splitlines()
-        if not lines[0]:
-            raise MXNetError("%s: path_imglist %s: line 1 is empty: MXNet 1.9.1 refuses a list that starts with an "
-                             "empty line (Bad ImageList format); it skips the other empty lines" % (iterator, path))
-        for number, line in enumerate(lines, 1):
-            if line:
-                self._add(number, line.split(), width)
-        self.longest = max((label.size for label in self._labels.values()), default=0)
+                             "that matches the URI pattern %s)" % (self.iterator, self.path, self.path))
+        return ids, numbers, values, bounds
 
     def _fail(self, number, problem):
         raise MXNetError("%s: path_imglist %s, line %d: %s" % (self.iterator, self.path, number, problem))
 
-    def _add(self, number, values, width):
-        if not values:
+    def _parse(self, number, texts, width, values):
+        """The index of the line ``number`` (split into ``texts``); its labels go to ``values``."""
+        if not texts:
             self._fail(number, "the line is only whitespace (MXNet: Bad ImageList format)")
-        index = values[0]
-        if not index.isdigit():
-            self._fail(number, "the index %r is not a record id (a non-negative integer)" % index)
+        index = texts[0]
+        if not (index.isascii() and index.isdigit() and int(index) < 1 << 64):
+            self._fail(number, "the index %r is not a record id (an integer in [0, 2**64))" % index)
         if width > 0:
-            if len(values) - 1 < width:
+            if len(texts) - 1 < width:
                 self._fail(number, "%d value(s) after the index, label_width is %d (MXNet: Bad ImageList format)"
-                           % (len(values) - 1, width))
-            texts = values[1:1 + width]
+                           % (len(texts) - 1, width))
+            labels = texts[1:1 + width]
         else:
-            if len(values) < 2:
+            if len(texts) < 2:
                 self._fail(number, "no path after the index (MXNet: Bad ImageList format)")
-            texts = values[1:-1]
-            if not texts:
+            labels = texts[1:-1]
+            if not labels:
                 self._fail(number, "no label between the index and the path %r (MXNet: Bad ImageList format: "
-                           "empty label)" % values[-1])
-        for k, text in enumerate(texts, 1):
+                           "empty label)" % texts[-1])
+        for k, text in enumerate(labels, 1):
             if not _NUMBER.fullmatch(text):
-                last = width > 0 and k + 1 == len(values)  # label_width reached the line's last value
+                last = width > 0 and k + 1 == len(texts)  # label_width reached the line's last value
                 self._fail(number, "label %d, %r, is not a number%s" % (
                     k, text, " (label_width %d reads the line's last value: is it the path?)" % width if last
                     else ""))
-        key = int(index)
-        if key in self._lines:
-            self._fail(number, "index %d is also on line %d (MXNet would keep the last line's labels)"
-                       % (key, self._lines[key]))
-        self._lines[key] = number
-        self._labels[key] = np.array([float(t) for t in texts], np.float32)
+            values.append(float(text))
+        return int(index)
 
     def find(self, record_id):
-        """The label of the record whose header id is ``record_id``."""
-        label = self._labels.get(int(record_id))
-        if label is None:
+        """The label (float32) of the record whose header id is ``record_id``."""
+        pos = int(np.searchsorted(self._ids, np.uint64(record_id)))
+        if pos == self._ids.size or int(self._ids[pos]) != int(record_id):
             raise MXNetError("%s: path_imglist %s has no line for the record with id %d (the record header's id; "
                              "MXNet: fail to find imagelabel for id %d)" % (self.iterator, self.path, record_id,
                                                                            record_id))
-        return label
+        row = self._order[pos]
+        return self._values[self._bounds[row]:self._bounds[row + 1]].copy()  # the caller's own array, not a view of the list
