@@ -86,6 +86,7 @@ CASES = {
     "no_list": ("ImageRecordIter", "", dict(label_width=2)),
     "det_greedy": ("ImageDetRecordIter", "det", {}),
     "det_fixed": ("ImageDetRecordIter", "det_fixed", dict(label_width=14)),
+    "det_width_cut": ("ImageDetRecordIter", "det_fixed", dict(label_width=8)),  # the first object only
     "det_spaces": ("ImageDetRecordIter", "det_spaces", {}),
     "det_extra_line": ("ImageDetRecordIter", "det_extra", {}),
     "det_pad_width": ("ImageDetRecordIter", "det", dict(label_pad_width=30, label_pad_value=-7)),
