@@ -69,11 +69,11 @@ class ImageRecordIter(DataIter):
     """Batches of images from a RecordIO file (see the module docstring)."""
 
     def __init__(self, path_imgrec, data_shape, batch_size, path_imgidx="", path_imglist="", label_width=1,
-                 shuffle=False, seed=0,
-                 round_batch=True, num_parts=1, part_index=0, resize=-1, rand_crop=False, rand_mirror=False,
-                 mirror=False, mean_img="", mean_r=0.0, mean_g=0.0, mean_b=0.0, mean_a=0.0, std_r=1.0, std_g=1.0,
-                 std_b=1.0, std_a=1.0, scale=1.0, inter_method=1, data_name="data", label_name="softmax_label",
-                 dtype=None, max_random_contrast=0.0, max_random_illumination=0.0, **kwargs):
+                 shuffle=False, seed=0, round_batch=True, num_parts=1, part_index=0, resize=-1, rand_crop=False,
+                 rand_mirror=False, mirror=False, mean_img="", mean_r=0.0, mean_g=0.0, mean_b=0.0, mean_a=0.0,
+                 std_r=1.0, std_g=1.0, std_b=1.0, std_a=1.0, scale=1.0, inter_method=1, data_name="data",
+                 label_name="softmax_label", dtype=None, max_random_contrast=0.0, max_random_illumination=0.0,
+                 **kwargs):
         super().__init__(batch_size)
         # the batch's type: float32 normalized; uint8 the augmented pixels (MXNet ignores mean, std
         # and scale); int8 ``floor(pixel - mean)`` saturated to [-128, 127] (std and scale ignored)
@@ -83,8 +83,7 @@ class ImageRecordIter(DataIter):
         if unknown:
             raise MXNetError("ImageRecordIter: argument(s) %s are not supported by neogluon (supported: resize, "
                              "path_imglist, rand_crop, rand_mirror, mirror, mean_img, mean_*, std_*, scale, "
-                             "inter_method, shuffle, "
-                             "round_batch, num_parts, part_index, max_random_contrast, "
+                             "inter_method, shuffle, round_batch, num_parts, part_index, max_random_contrast, "
                              "max_random_illumination, %s)" % (", ".join(unknown), ", ".join(_AUGMENT)))
         data_shape = tuple(data_shape)
         if len(data_shape) != 3 or data_shape[0] not in (1, 3, 4):
