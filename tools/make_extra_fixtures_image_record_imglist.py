@@ -1,11 +1,12 @@
 """Record what MXNet 1.9.1's record iterators do with ``path_imglist`` for
 tests/test_image_record_imglist.py (run with /work/mxvenv/bin/python; the cases are in
 tests/image_record_imglist_cases.py). Writes tests/fixtures/extra/image_record_imglist/:
-cls.rec, det.rec and the ``<name>.lst`` lists (the inputs), and batches.npz:
+cls.rec, det.rec, uneven.rec/.idx and the ``<name>.lst`` lists (the inputs), and batches.npz:
 ``case/<name>/<batch>/data|label|pad`` (every batch of one epoch), ``error/<name>`` (MXNet's
-message), ``quirk/<name>`` (the labels MXNet reads from a list refused here) and
-``parts/<indexed>/<num_parts>/<part_index>`` (the labels of a part of
-uneven.rec, read through uneven.idx or not), ``lenient/<name>`` (MXNet's message for a list read here), ``shuffle/<name>`` (the distinct (pixel, label) rows of SHUFFLE_EPOCHS shuffled epochs).
+message), ``lenient/<name>`` (MXNet's message for a list read here), ``quirk/<name>`` (the
+labels MXNet reads from a list refused here), ``parts/<indexed>/<num_parts>/<part_index>``
+(the labels of a part of uneven.rec, through uneven.idx or not) and ``shuffle/<name>`` (the
+distinct (pixel, label) rows of SHUFFLE_EPOCHS shuffled epochs).
 """
 import os
 import sys

@@ -117,4 +117,4 @@ class LabelList:
                              "MXNet: fail to find imagelabel for id %d)" % (self.iterator, self.path, record_id,
                                                                            record_id))
         row = self._order[pos]
-        return self._values[self._bounds[row]:self._bounds[row + 1]].copy()  # the caller's own array, not a view of the list
+        return self._values[self._bounds[row]:self._bounds[row + 1]].copy()  # the caller's, not a view
