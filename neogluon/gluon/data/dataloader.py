@@ -14,6 +14,7 @@ instead of being copied into the pipe. The dataset and batchify function are giv
 worker once, when the pool starts (inherited on fork), not pickled with every batch.
 """
 import collections
+import gc
 import multiprocessing
 import os
 import multiprocessing.pool
@@ -141,8 +142,14 @@ _worker_slots = None
 def _worker_initializer(dataset, batchify_fn, slots_prefix=None, max_slots=0):
     """Runs once in each worker process: keep the dataset and batchify function (the
     default one stacks in ordinary memory when the batch goes back through the slots of
-    ``slots_prefix``), ignore Ctrl-C (the parent handles it) and use one intra-op thread."""
+    ``slots_prefix``), ignore Ctrl-C (the parent handles it) and use one intra-op thread.
+
+    The objects inherited from the parent (torch's and neogluon's modules, the dataset: some
+    200k) are moved out of the worker's garbage collector (``gc.freeze``): otherwise the
+    worker's first full collection walks them all, about 0.2 s, and writes to every page
+    holding one, which copies the pages the fork shared."""
     global _worker_dataset, _worker_batchify_fn, _worker_slots  # pylint: disable=global-statement
+    gc.freeze()
     if slots_prefix and batchify_fn is default_mp_batchify_fn:
         batchify_fn = _slot_batchify
     _worker_dataset, _worker_batchify_fn = dataset, batchify_fn
@@ -158,7 +165,11 @@ def _worker_fn(samples):
 
 
 def _thread_worker_fn(samples, batchify_fn, dataset):
-    """Make one batch in a worker thread."""
+    """Make one batch in a worker thread (the default batchify function stacks in ordinary
+    memory: the batch stays in this process, and a fresh shared-memory file per batch
+    costs more than the stacking itself)."""
+    if batchify_fn is default_mp_batchify_fn:
+        return _mp_batchify([dataset[i] for i in samples], False)
     return batchify_fn([dataset[i] for i in samples])
 
 
