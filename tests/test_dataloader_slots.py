@@ -5,6 +5,7 @@ in /dev/shm once the loader is gone, even after an epoch broken off."""
 import gc
 import glob
 import os
+import pickle
 
 import numpy as np
 import pytest
@@ -99,3 +100,31 @@ def test_no_file_left_after_an_epoch_broken_off():
     del loader, x
     gc.collect()
     assert set(_files()) <= before
+
+
+def test_batches_kept_are_not_overwritten():
+    # a batch lives on its slot's memory (no copy in the parent): the slot is written again
+    # only once nothing uses that memory, so batches kept (more than there are slots) or a
+    # view of each keep their values, and the workers go on with new slots or pickling
+    loader = gluon.data.DataLoader(_Same(), batch_size=4, num_workers=2, prefetch=2)
+    kept = [list(loader) for _ in range(3)]
+    for epoch in kept:
+        _check(epoch, 4, 23)
+    views = [x[1:3] for x, _ in loader]
+    for i, v in enumerate(views):
+        np.testing.assert_array_equal(v.asnumpy()[:, 0, 0, 0], [4 * i + 1, 4 * i + 2])
+    del kept, views
+    gc.collect()
+    for x, y in loader:  # released slots are reused
+        assert (x.asnumpy()[:, 0, 0, 0] == y.asnumpy()).all()
+    del x, y
+    assert loader._slots.maps and all(m[0] == 0 for m in loader._slots.maps.values())
+
+
+def test_a_batch_written_in_place_and_pickled():
+    loader = gluon.data.DataLoader(_Same(), batch_size=4, num_workers=2)
+    for i, (x, _) in enumerate(loader):
+        x += 1  # the batch's memory is the caller's
+        assert float(x.asnumpy()[0, 0, 0, 0]) == 4 * i + 1
+        copy = pickle.loads(pickle.dumps(x))
+        np.testing.assert_array_equal(copy.asnumpy(), x.asnumpy())
