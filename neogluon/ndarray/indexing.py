@@ -142,6 +142,23 @@ def cache_key(key):
     raise TypeError("not a basic index")
 
 
+def plain_slices(key):
+    """Whether a tuple index holds slices without a step only, at least one (``x[a:b, c:d]``):
+    torch's ``t[key]`` is then the view MXNet's basic indexing gives, for every such key."""
+    for k in key:
+        if k.__class__ is not slice or k.step is not None:
+            return False
+    return bool(key)
+
+
+def slices(key, data):
+    """``x[a:b, c:d]`` for a tuple of slices without a step: a view; getitem words an index
+    with too many axes. The generated ``x[a:b, c:d]`` calls it."""
+    if len(key) <= data.dim():
+        return data[key]
+    return getitem(data, key)
+
+
 def element(key, data):
     """``x[i]`` for an integer ``i``: a view of a row; getitem words an index out of bounds
     and gives an element of a 1-d array the shape (1,). The generated ``x[i]`` calls it."""

@@ -511,6 +511,8 @@ def __getitem__(self, key):
         _key = (slice, key.start, key.stop, key.step)
     elif cls in _INT_KEYS:  # x[i]: the kernel is element(i, t) for every i (no entry to look up)
         {int}
+    elif cls is tuple and _plain_slices(key):  # x[a:b, c:d] (a crop): slices(key, t) for every such key
+        {slices}
     else:
         return _method(self, key)
     try:
@@ -543,16 +545,27 @@ def _basic_entry(key):
     return _GETITEMS.get(ck) or _GETITEM.keyed(ck, {"key": key})
 
 
+def _slices_entry(key):
+    """GETITEM's entry for ``x[a:b, c:d]`` (a tuple of slices without a step), as
+    ``__getitem__`` keys it: asked by the generated method only when the call is traced or
+    fails (a random crop's keys are many: one entry each would cost more than the crop)."""
+    ck = _indexing.cache_key(key)
+    return _GETITEMS.get((_POS, ck)) or _GETITEM.lookup((ck,), {"key": key})
+
+
 for _name, (_op, _src) in _SITES.items():
     _method = getattr(NDArray, _name)
     _scope = dict(registry.run_scope(), _op=_op, _method=_method, _GETITEMS=_GETITEMS, _RESHAPES=_RESHAPES,
                   _INT_KEYS=_INT_KEYS, _basic_entry=_basic_entry, _view_entry=_view_entry, _element=_indexing.element,
+                  _plain_slices=_indexing.plain_slices, _slices=_indexing.slices, _slices_entry=_slices_entry,
                   _VIEW_KERNELS=_VIEW_KERNELS)
     if _name == "__getitem__":  # x[a:b]'s kernel call, GETITEM's kernel for every such key
         _src = _src.replace("{slice}", registry.run_source(
             ["self"], "            ", one=True, entry="_basic_entry(key)", call="_t0[key]").lstrip())
         _src = _src.replace("{int}", registry.run_source(
             ["self"], "        ", one=True, entry="_basic_entry(key)", call="_element(key, _t0)").lstrip())
+        _src = _src.replace("{slices}", registry.run_source(
+            ["self"], "        ", one=True, entry="_slices_entry(key)", call="_slices(key, _t0)").lstrip())
     entry = "_view_entry(_code)" if _name == "reshape" else "_entry"
     _src += registry.run_source(["self"], one=True, entry=entry) + "\n"  # one tensor from both: its type is not tested
     exec(compile(_src, "<neogluon.NDArray.%s>" % _name, "exec"), _scope)  # pylint: disable=exec-used
