@@ -5,6 +5,7 @@ in /dev/shm once the loader is gone, even after an epoch broken off."""
 import gc
 import glob
 import os
+import multiprocessing as mp
 import pickle
 
 import numpy as np
@@ -128,3 +129,29 @@ def test_a_batch_written_in_place_and_pickled():
         assert float(x.asnumpy()[0, 0, 0, 0]) == 4 * i + 1
         copy = pickle.loads(pickle.dumps(x))
         np.testing.assert_array_equal(copy.asnumpy(), x.asnumpy())
+
+
+class _DiesOnce:
+    """Sample 3 ends its worker process the first time it is read (a crashing transform)."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        if i == 3 and not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            os._exit(1)
+        return nd.full((2,), float(i))
+
+
+def test_a_worker_that_dies_is_replaced(tmp_path):
+    # the pool's handler thread sleeps until a worker ends (not on every result): the batch
+    # of the dead worker times out, and the next epoch runs on a new worker
+    loader = gluon.data.DataLoader(_DiesOnce(str(tmp_path / "died")), batch_size=2, num_workers=2, timeout=2)
+    with pytest.raises(mp.TimeoutError):
+        list(loader)
+    assert [x.asnumpy()[:, 0].tolist() for x in loader] == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert all(p.is_alive() for p in loader._worker_pool._pool)
