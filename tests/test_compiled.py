@@ -480,6 +480,31 @@ def test_lstm_unrolled_gradients():
     _compiled(comp, 1)
 
 
+@pytest.mark.slow
+def test_fused_lstm_layer_trains_as_the_plain_graph():
+    """A fused ``rnn.LSTM`` layer's recorded graph: the fused kernel stays out of the traced
+    graph (torch.compile runs the pieces around it) and gives the plain graph's outputs and
+    gradients; the flat parameter vector's gradient reaches every piece."""
+    x = nd.random.uniform(shape=(5, 3, 6))
+
+    def make():
+        net = nn.HybridSequential()
+        net.add(rnn.LSTM(8, num_layers=2, input_size=6), nn.Dense(4, flatten=False, in_units=8))
+        return net
+    plain, comp = _pair(make, x, backend="inductor")
+    for _ in range(2):
+        outs = []
+        for net in (plain, comp):
+            with autograd.record():
+                y = net(x)
+                (y * y).sum().backward()
+            outs.append(y.asnumpy())
+        _close(outs[0], outs[1])
+        for g, h in zip(_grads(plain), _grads(comp)):
+            _close(h, g)
+    _compiled(comp, 1)
+
+
 # ---------------------------------------------------------------------- thread settings
 def test_omp_wait_policy_is_passive_unless_chosen():
     from neogluon import threads
