@@ -25,13 +25,14 @@ import time
 import torch
 import torch.nn.functional as F
 
+from .registry import CACHE_SIZE
+
 __all__ = ["TRIALS", "choices", "conv2d"]
 
 TRIALS = 3
 _ON = os.environ.get("NEOGLUON_CONV_CHOICE", "1") != "0"
 _clock = time.process_time  # CPU time: other processes on a shared machine do not disturb it
-_CHOSEN = {}  # (shapes, dtype, stride, pad, bias) -> the kernel serving that convolution
-_LIMIT = 1024  # shapes remembered (as the dispatch caches, it stops growing there)
+_CHOSEN = {}  # (shapes, dtype, bias, stride, pad) -> the kernel serving that convolution (CACHE_SIZE keys)
 
 
 def _gemm(data, weight, bias, stride, pad):
@@ -64,9 +65,9 @@ def conv2d(data, weight, bias=None, stride=(1, 1), pad=(0, 0), dilate=(1, 1), gr
     key = (data.shape, weight.shape, data.dtype, bias is None, stride, pad)
     fn = _CHOSEN.get(key)
     if fn is None:
-        fn = _choose(data, weight, bias, stride, pad)
-        if len(_CHOSEN) < _LIMIT:
-            _CHOSEN[key] = fn
+        if len(_CHOSEN) >= CACHE_SIZE:  # as every dispatch cache, it stops growing: no more timing
+            return F.conv2d(data, weight, bias, stride, pad)
+        fn = _CHOSEN[key] = _choose(data, weight, bias, stride, pad)
     return fn(data, weight, bias, stride, pad)
 
 
