@@ -31,7 +31,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from ..base import MXNetError
 from .registry import CACHE_SIZE, Bool, Float, Int, Str, register
-from .shape import concat
+from .shape import SYMBOLIC_SIZES as EXPORT_CAPTURE, concat  # the flag: set while export_torch captures
 
 # torch notes (once per process) that oneDNN has no projected LSTM; its own kernel is exact.
 warnings.filterwarnings("ignore", message="LSTM with projections is not supported with oneDNN")
@@ -217,8 +217,9 @@ def _fused(mode, data, weights, state, state_cell, lengths, num_layers, p, train
 
 @torch.compiler.disable
 def _fused_opaque(*args):
-    """:func:`_fused` kept out of a recorded graph that ``torch.compile`` traces (the
-    compiled training graph, executor/inductor.py): traced, the fused LSTM is decomposed
+    """:func:`_fused` kept out of a recorded graph (an input needing a gradient) that
+    ``torch.compile`` traces (the compiled training graph, executor/inductor.py; not
+    ``export_torch``'s capture, which needs the whole graph): traced, the fused LSTM is decomposed
     into one matrix product per step and gate, and the compiled LSTM LM's training step
     took 1.18x the time of the graph around torch's fused (oneDNN) kernel, which is what
     ``torch.compile`` of ``nn.LSTM`` runs too (dynamo does not trace RNN modules)."""
@@ -342,7 +343,9 @@ def rnn_forward(data, parameters, state, state_cell=None, lengths=None, clip=Non
     if fused and clip is None and (projection_size is None or projection_size < state_size):
         dirs = 2 if bidirectional else 1
         weights = _torch_weights(params, num_layers, dirs, projection_size is not None)
-        run = _fused_opaque if torch.is_grad_enabled() and torch.compiler.is_compiling() else _fused
+        recorded = torch.is_grad_enabled() and (data.requires_grad or parameters.requires_grad)
+        compiled = torch.compiler.is_compiling() and not EXPORT_CAPTURE[0]  # export_torch needs one graph
+        run = _fused_opaque if recorded and compiled else _fused
         return run(mode, data, weights, state, state_cell, lengths, num_layers, p, is_train, bidirectional)
     return _looped(mode, data, params, state, state_cell, lengths, clip, clip_nan, num_layers, p, is_train,
                    bidirectional)
