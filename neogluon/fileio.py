@@ -14,6 +14,7 @@ directory, ``/dev/zero``, a FIFO) before reading a byte, so no loader can read f
 and it reads exactly the file's size.
 """
 import errno
+import hashlib
 import os
 import shutil
 import stat
@@ -248,3 +249,13 @@ def read_file(path, what="load", text=False):
         return blob.decode("utf-8")
     except UnicodeDecodeError as e:
         raise MXNetError("%s: %r is not UTF-8 text (byte %d: %s)" % (what, path, e.start, e.reason)) from None
+
+
+def file_digest(path, algorithm="sha256"):
+    """The hexadecimal digest (``hashlib`` algorithm name) of the file's contents, read in
+    4 MiB blocks: the model store's SHA-1 check and the compiled packages' SHA-256 record."""
+    digest = hashlib.new(algorithm)
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -4,12 +4,27 @@ Shared by ``tools/make_extra_fixtures_gluoncv.py`` (run in MXNet 1.9.1 with Gluo
 records the outputs) and the test, which rebuilds the same input here; the parameters come
 from tests/model_zoo_params.py. Inputs are small so that the recorded outputs stay small.
 """
+import importlib.util
 import re
 import zlib
 
 import numpy as np
 
 import model_zoo_params
+
+SKIP_REASON = "GluonCV is not installed (bash tools/install_clients.sh VENV)"
+
+
+def client_model_zoo():
+    """GluonCV's ``model_zoo`` imported through neogluon's ``import mxnet`` alias, or None
+    when GluonCV is not installed (the tests' skip condition; never called in MXNet)."""
+    if importlib.util.find_spec("gluoncv") is None:
+        return None
+    import neogluon_alias  # pylint: disable=import-outside-toplevel
+    neogluon_alias.activate()
+    from gluoncv import model_zoo  # pylint: disable=import-outside-toplevel
+    return model_zoo
+
 
 NO_BASE = dict(pretrained=False, pretrained_base=False)
 MODELS = {

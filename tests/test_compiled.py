@@ -16,6 +16,7 @@ import torch
 import neogluon as mx
 from neogluon import autograd, gluon, nd
 from neogluon.executor import inductor
+from neogluon.fileio import file_digest
 from neogluon.gluon import nn, rnn
 
 
@@ -54,6 +55,22 @@ def _compiled(net, count):
 def _close(a, b, tol=1e-4):
     """Equal up to float rounding, relative to the array's scale (sums are reordered by fusion)."""
     np.testing.assert_allclose(a, b, rtol=tol, atol=tol * max(1.0, float(np.abs(b).max(initial=0))))
+
+
+def _step_both(plain, comp, x, seed=None):
+    """One recorded call and backward of ``sum(y*y)`` on each network (with the random seed
+    ``seed`` before each: the same Dropout masks): the same outputs and gradients."""
+    outs = []
+    for net in (plain, comp):
+        if seed is not None:
+            mx.random.seed(seed)
+        with autograd.record():
+            y = net(x)
+            (y * y).sum().backward()
+        outs.append(y.asnumpy())
+    _close(outs[1], outs[0])
+    for g, h in zip(_grads(plain), _grads(comp)):
+        _close(h, g)
 
 
 def mlp():
@@ -280,7 +297,7 @@ def test_frozen_graphs_are_packaged_once_and_reloaded(monkeypatch, tmp_path):
     packages = sorted(p.name for p in (tmp_path / "packages").iterdir())
     assert len(packages) == 2 and packages[0].endswith(".json") and packages[1].endswith(".pt2")
     path = fake.loaded[0]
-    assert json.loads(open(path[:-4] + ".json").read())["sha256"] == inductor._file_digest(path)
+    assert json.loads(open(path[:-4] + ".json").read())["sha256"] == file_digest(path)
 
     def again(weights_from):
         net = mlp()
@@ -438,16 +455,7 @@ def test_prediction_and_training_keep_the_faster_of_compiled_and_plain(monkeypat
     # training: calibrated too, and the trials leave no trace: BatchNorm's running statistics
     # moved once per call, the same Dropout masks, the same gradients as the plain graph
     for step in range(3):
-        outs = []
-        for net in (plain, comp):
-            mx.random.seed(5 + step)
-            with autograd.record():
-                y = net(x)
-                (y * y).sum().backward()
-            outs.append(y.asnumpy())
-        _close(outs[1], outs[0])
-        for g, h in zip(_grads(plain), _grads(comp)):
-            _close(h, g)
+        _step_both(plain, comp, x, seed=5 + step)
         _close(comp[1].running_mean.data().asnumpy(), plain[1].running_mean.data().asnumpy(), 1e-6)
         _close(comp[1].running_var.data().asnumpy(), plain[1].running_var.data().asnumpy(), 1e-6)
     assert list(graph.choices.values()) == [chosen, chosen] and len(graph.compile_seconds) == 2
@@ -462,16 +470,7 @@ def test_mlp_batchnorm_dropout_train_and_predict():
     plain, comp = _pair(mlp, x, backend="inductor")
     bn_plain, bn_comp = plain[1], comp[1]
     for step in range(2):
-        outs = []
-        for net in (plain, comp):
-            mx.random.seed(7 + step)  # the same Dropout masks (inductor keeps torch's random stream)
-            with autograd.record():
-                y = net(x)
-                (y * y).sum().backward()
-            outs.append(y.asnumpy())
-        _close(outs[0], outs[1])
-        for g, h in zip(_grads(plain), _grads(comp)):
-            _close(h, g)
+        _step_both(plain, comp, x, seed=7 + step)  # the same Dropout masks (inductor keeps torch's random stream)
         # running statistics moved once per call, as in the plain graph
         _close(bn_comp.running_mean.data().asnumpy(), bn_plain.running_mean.data().asnumpy(), 1e-5)
         _close(bn_comp.running_var.data().asnumpy(), bn_plain.running_var.data().asnumpy(), 1e-5)
@@ -520,6 +519,23 @@ def test_lstm_unrolled_gradients():
     _close(outs[0], outs[1])
     for g, h in zip(_grads(plain), _grads(comp)):
         _close(h, g)
+    _compiled(comp, 1)
+
+
+@pytest.mark.slow
+def test_fused_lstm_layer_trains_as_the_plain_graph():
+    """A fused ``rnn.LSTM`` layer's recorded graph: the fused kernel stays out of the traced
+    graph (torch.compile runs the pieces around it) and gives the plain graph's outputs and
+    gradients; the flat parameter vector's gradient reaches every piece."""
+    x = nd.random.uniform(shape=(5, 3, 6))
+
+    def make():
+        net = nn.HybridSequential()
+        net.add(rnn.LSTM(8, num_layers=2, input_size=6), nn.Dense(4, flatten=False, in_units=8))
+        return net
+    plain, comp = _pair(make, x, backend="inductor")
+    for _ in range(2):
+        _step_both(plain, comp, x)
     _compiled(comp, 1)
 
 

@@ -5,6 +5,8 @@ in /dev/shm once the loader is gone, even after an epoch broken off."""
 import gc
 import glob
 import os
+import multiprocessing as mp
+import pickle
 
 import numpy as np
 import pytest
@@ -99,3 +101,57 @@ def test_no_file_left_after_an_epoch_broken_off():
     del loader, x
     gc.collect()
     assert set(_files()) <= before
+
+
+def test_batches_kept_are_not_overwritten():
+    # a batch lives on its slot's memory (no copy in the parent): the slot is written again
+    # only once nothing uses that memory, so batches kept (more than there are slots) or a
+    # view of each keep their values, and the workers go on with new slots or pickling
+    loader = gluon.data.DataLoader(_Same(), batch_size=4, num_workers=2, prefetch=2)
+    kept = [list(loader) for _ in range(3)]
+    for epoch in kept:
+        _check(epoch, 4, 23)
+    views = [x[1:3] for x, _ in loader]
+    for i, v in enumerate(views):
+        np.testing.assert_array_equal(v.asnumpy()[:, 0, 0, 0], [4 * i + 1, 4 * i + 2])
+    del kept, views
+    gc.collect()
+    for x, y in loader:  # released slots are reused
+        assert (x.asnumpy()[:, 0, 0, 0] == y.asnumpy()).all()
+    del x, y
+    assert loader._slots.maps and all(m[0] == 0 for m in loader._slots.maps.values())
+
+
+def test_a_batch_written_in_place_and_pickled():
+    loader = gluon.data.DataLoader(_Same(), batch_size=4, num_workers=2)
+    for i, (x, _) in enumerate(loader):
+        x += 1  # the batch's memory is the caller's
+        assert float(x.asnumpy()[0, 0, 0, 0]) == 4 * i + 1
+        copy = pickle.loads(pickle.dumps(x))
+        np.testing.assert_array_equal(copy.asnumpy(), x.asnumpy())
+
+
+class _DiesOnce:
+    """Sample 3 ends its worker process the first time it is read (a crashing transform)."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        if i == 3 and not os.path.exists(self.marker):
+            open(self.marker, "w").close()
+            os._exit(1)
+        return nd.full((2,), float(i))
+
+
+def test_a_worker_that_dies_is_replaced(tmp_path):
+    # the pool's handler thread sleeps until a worker ends (not on every result): the batch
+    # of the dead worker times out, and the next epoch runs on a new worker
+    loader = gluon.data.DataLoader(_DiesOnce(str(tmp_path / "died")), batch_size=2, num_workers=2, timeout=2)
+    with pytest.raises(mp.TimeoutError):
+        list(loader)
+    assert [x.asnumpy()[:, 0].tolist() for x in loader] == [[0, 1], [2, 3], [4, 5], [6, 7]]
+    assert all(p.is_alive() for p in loader._worker_pool._pool)

@@ -209,7 +209,7 @@ def test_gradient_buffer_views_see_later_gradients():
 
 @pytest.mark.parametrize("call", [
     lambda x: x + x, lambda x: x * 2.0, lambda x: 2.0 - x, lambda x: x / x, lambda x: nd.relu(x),
-    lambda x: x[0:1], lambda x: x[1], lambda x: x.reshape((-1,)), lambda x: nd.FullyConnected(
+    lambda x: x[0:1], lambda x: x[1], lambda x: x[0:1, 1:3], lambda x: x.reshape((-1,)), lambda x: nd.FullyConnected(
         x, nd.ones((3, 3)), nd.zeros((3,)), num_hidden=3), lambda x: nd.sum(x, axis=1)])
 def test_every_call_site_applies_the_recording_rule(call):
     """The generated sites (mx.nd functions, dunders, x[key], x.reshape) detach outside
@@ -232,17 +232,34 @@ def test_call_sites_are_traced_by_the_hook():
         return "node"
     x = nd.ones((2, 3))
     calls = lambda: [x + x, x * 2.0, x[0:1], x.reshape((-1,)), nd.relu(x), nd.dot(x, x, transpose_b=True),
-                     nd.sum(x, axis=1)]
+                     nd.sum(x, axis=1), x[0:1, 1:2]]
     calls()  # the entries exist: the sites' fast paths
     prev = core.set_tracing(hook)
     try:
         assert core.ACTIVE.dense is None  # storage-rule operators' one class test fails while tracing
-        assert calls() == ["node"] * 7
+        assert calls() == ["node"] * 8
     finally:
         core.set_tracing(prev)
     assert core.ACTIVE.dense is nd.NDArray
-    assert seen == ["broadcast_add", "_mul_scalar", "_getitem", "Reshape", "relu", "dot", "sum"]
+    assert seen == ["broadcast_add", "_mul_scalar", "_getitem", "Reshape", "relu", "dot", "sum", "_getitem"]
     assert type(nd.relu(x)) is nd.NDArray and nd.dot(x, x, transpose_b=True).shape == (2, 2)
+
+
+def test_a_crop_finds_no_entry():
+    """x[a:b, c:d] (a random crop's key is new every time) runs t[key] without a cache entry
+    of its own: a view, numpy's values, and MXNet's IndexError for too many axes."""
+    from neogluon.ndarray import indexing
+    a = np.arange(60.0).reshape(3, 4, 5)
+    x = nd.array(a)
+    before = len(indexing.GETITEM._entries)
+    for y0, x0 in ((0, 1), (1, 2), (2, 0), (-2, -3)):
+        v = x[y0:y0 + 2, x0:]
+        np.testing.assert_array_equal(v.asnumpy(), a[y0:y0 + 2, x0:])
+    assert len(indexing.GETITEM._entries) == before
+    x[0:1, 0:1] += 100  # a view
+    assert x.asnumpy()[0, 0, 0] == 100
+    with pytest.raises(IndexError, match="too many indices"):
+        x[0:1, 0:1, 0:1, 0:1]
 
 
 def test_implementation_registers_a_kernel_factory_beside_its_check_rule():

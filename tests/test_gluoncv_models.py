@@ -9,7 +9,6 @@ VENV`` installs it; run this file with VENV's python). The operator-level gaps t
 tested on their own by CI (see the operators' test files).
 """
 import gzip
-import importlib.util
 import json
 import os
 import sys
@@ -21,17 +20,12 @@ import pytest
 import neogluon as mx
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gluoncv_models import MODELS, get_model, model_input, set_params  # noqa: E402
+from gluoncv_models import SKIP_REASON, client_model_zoo, MODELS, get_model, model_input, set_params  # noqa: E402
 
-model_zoo = None
-if importlib.util.find_spec("gluoncv") is not None:
-    import neogluon_alias
-    neogluon_alias.activate()
-    from gluoncv import model_zoo  # noqa: F811
+model_zoo = client_model_zoo()
 
 # building and running the six models takes about 40 s
-pytestmark = [pytest.mark.skipif(model_zoo is None, reason="GluonCV is not installed "
-                                 "(bash tools/install_clients.sh VENV)"), pytest.mark.slow]
+pytestmark = [pytest.mark.skipif(model_zoo is None, reason=SKIP_REASON), pytest.mark.slow]
 
 HERE = os.path.join(os.path.dirname(__file__), "fixtures", "extra", "gluoncv")
 OUTPUTS = np.load(os.path.join(HERE, "outputs.npz"))

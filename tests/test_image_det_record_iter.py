@@ -40,15 +40,13 @@ def test_batches_equal_mxnet(name):
     assert k == len(batches)
 
 
-def test_random_augmentation_raises_naming_the_argument():
-    for name, value in [("rand_crop_prob", 0.5),
-                        ("min_crop_scales", (0.3,)), ("max_random_hue", 10)]:
-        with pytest.raises(mx.MXNetError, match=name):
-            mx.io.ImageDetRecordIter(path_imgrec=REC, data_shape=(3, 20, 24), batch_size=2, **{name: value})
+def test_label_pad_width_and_label_width_checks():
     it = mx.io.ImageDetRecordIter(path_imgrec=REC, data_shape=(3, 20, 24), batch_size=2, rand_crop_prob=0.0)
     assert it.next().label[0].shape == (2, 18)
     with pytest.raises(mx.MXNetError, match="label_pad_width: 5 smaller than estimated width: 14"):
         mx.io.ImageDetRecordIter(path_imgrec=REC, data_shape=(3, 20, 24), batch_size=2, label_pad_width=5)
+    with pytest.raises(mx.MXNetError, match="label but label_width is set to 26"):
+        mx.io.ImageDetRecordIter(path_imgrec=REC, data_shape=(3, 20, 24), batch_size=2, label_width=26)
 
 
 def test_rand_mirror_prob_flips_about_half():
@@ -69,7 +67,9 @@ def test_rand_mirror_prob_flips_about_half():
 
 def test_rand_pad_boxes_follow_the_image_and_match_mxnet_in_distribution():
     """White images with one box over all of it, padded with black: the box neogluon reports is
-    the white region (to a pixel), and the boxes' sides and corners are distributed as MXNet's."""
+    the white region (to two pixels: MXNet truncates the borders to whole pixels of the canvas
+    and keeps the label's float position, then the canvas is resized), and the boxes' sides and
+    corners are distributed as MXNet's (tests/test_image_det_aug.py checks the borders exactly)."""
     _, h, w = WHITE_SHAPE
     it = mx.io.ImageDetRecordIter(path_imgrec=WHITE, data_shape=WHITE_SHAPE, batch_size=WHITE_COPIES, seed=4,
                                   **PAD)
@@ -82,7 +82,7 @@ def test_rand_pad_boxes_follow_the_image_and_match_mxnet_in_distribution():
             ys, xs = np.nonzero(img[0] > 128)
             box = label[7:11]
             np.testing.assert_allclose([xs.min() / w, ys.min() / h, (xs.max() + 1) / w, (ys.max() + 1) / h], box,
-                                       atol=1.01 / min(h, w))
+                                       atol=2.01 / min(h, w))
         found.append(labels)
     ours, theirs = np.concatenate(found), BATCHES["pad/labels"]
     for column in (7, 8, 9, 10):

@@ -7,7 +7,6 @@ GluonCV is not installed by CI: these tests skip without it (``bash tools/instal
 VENV``, plus onnx and onnxruntime; run this file with VENV's python). CI covers the same
 converters on small SSD-like and Faster R-CNN-like heads (tests/test_onnx_detection.py).
 """
-import importlib.util
 import os
 import sys
 import warnings
@@ -21,18 +20,13 @@ pytest.importorskip("onnxruntime")
 import neogluon as mx  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
-from gluoncv_models import get_model, model_input, set_params  # noqa: E402
+from gluoncv_models import SKIP_REASON, client_model_zoo, get_model, model_input, set_params  # noqa: E402
 from onnx_nets import ort_run  # noqa: E402
 
-model_zoo = None
-if importlib.util.find_spec("gluoncv") is not None:
-    import neogluon_alias
-    neogluon_alias.activate()
-    from gluoncv import model_zoo  # noqa: F811
+model_zoo = client_model_zoo()
 
 # building, running and exporting the four models at two opsets takes 1 to 3 minutes
-pytestmark = [pytest.mark.skipif(model_zoo is None, reason="GluonCV is not installed "
-                                 "(bash tools/install_clients.sh VENV)"), pytest.mark.slow]
+pytestmark = [pytest.mark.skipif(model_zoo is None, reason=SKIP_REASON), pytest.mark.slow]
 
 NAMES = ["ssd_512_mobilenet1.0_voc", "yolo3_mobilenet1.0_voc", "faster_rcnn_resnet50_v1b_voc", "fcn_resnet50_voc"]
 

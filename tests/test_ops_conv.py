@@ -195,3 +195,32 @@ def test_nearest_upsampling_keeps_integer_dtype():
     y = mx.nd.UpSampling(x, scale=2, sample_type="nearest")
     assert y.dtype == np.int32
     np.testing.assert_array_equal(y.asnumpy()[0, 0], np.kron([[1, 2], [3, 4]], np.ones((2, 2), np.int32)))
+
+
+def test_recorded_convolution_runs_the_chosen_kernel_with_the_same_gradients():
+    """A recorded plain 2-d convolution runs the faster of oneDNN's and the GEMM kernel for
+    its shapes (operator/conv_choice.py): each gives torch's conv2d values and gradients, and
+    the choice is made once per shape."""
+    import torch
+    import torch.nn.functional as F
+    from neogluon.operator import conv_choice
+    rng = np.random.RandomState(3)
+    x, w, b = (rng.uniform(-1, 1, s).astype("float32") for s in ((2, 3, 9, 9), (4, 3, 3, 3), (4,)))
+    xt, wt, bt = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
+    F.conv2d(xt, wt, bt, 2, 1).pow(2).sum().backward()
+    for kernel in (conv_choice._onednn, conv_choice._gemm):  # pylint: disable=protected-access
+        args = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
+        out = kernel(args[0], args[1], args[2], (2, 2), (1, 1))
+        out.pow(2).sum().backward()
+        for got, want in zip(args, (xt, wt, bt)):
+            np.testing.assert_allclose(got.grad.numpy(), want.grad.numpy(), rtol=1e-4, atol=1e-5)
+    arrays = [mx.nd.array(a) for a in (x, w, b)]
+    for a in arrays:
+        a.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Convolution(*arrays, kernel=(3, 3), stride=(2, 2), pad=(1, 1), num_filter=4)
+        (y * y).sum().backward()
+    for got, want in zip(arrays, (xt, wt, bt)):
+        np.testing.assert_allclose(got.grad.asnumpy(), want.grad.numpy(), rtol=1e-4, atol=1e-5)
+    key = ((2, 3, 9, 9), (4, 3, 3, 3), torch.float32, False, (2, 2), (1, 1))
+    assert conv_choice.choices()[key] in ("gemm", "onednn")

@@ -2,7 +2,8 @@
 overwritten (``a[:] = 9``) or a backward writes the ``.grad`` the result was taken from,
 does the result see the new values?
 
-In MXNet only ``NDArray.reshape``, basic indexing (``x[i]``, ``x[a:b]``) and
+In MXNet only ``NDArray.reshape``, basic indexing (``x[i]``, ``x[a:b]``; over several axes
+only when the selection is contiguous in memory, else a copy: ``x[0:2, 1:3]``) and
 ``astype(copy=False)`` of the same dtype give views; every operator (``mx.nd.reshape``,
 ``transpose``/``.T``, ``flatten``, ``expand_dims``, ``split``, ...) writes new memory,
 so a result taken from ``x.grad`` before a backward keeps the old gradient. Under
@@ -76,6 +77,23 @@ CASES.update({
     "np_hsplit": _np_case("np.hsplit(a, 2)[0]"),
     "np_vsplit": _np_case("np.vsplit(a, 2)[1]"),
     "np_dsplit": _np_case("np.dsplit(a, 2)[1]", "[[[1., 2.], [3., 4.]]]"),
+})
+
+
+# basic indexing over several axes: a view only when the selection is contiguous in memory
+# (MXNet's _basic_indexing_slice_is_contiguous), else ``slice``'s new memory (a crop)
+CUBE = "a = nd.arange(60).reshape((3, 4, 5))\nv = {}\na[:] = 9\nresult = v"
+CASES.update({
+    "getitem_crop": CUBE.format("a[0:2, 1:3]"),
+    "getitem_crop_all_axes": CUBE.format("a[1:3, 0:2, 2:4]"),
+    "getitem_rows_full": CUBE.format("a[1:3, 0:4]"),
+    "getitem_rows_clamped": CUBE.format("a[1:3, 0:9]"),
+    "getitem_one_row_crop": CUBE.format("a[1:2, 1:3]"),
+    "getitem_crop_int": CUBE.format("a[1:3, 1]"),
+    "getitem_int_crop": CUBE.format("a[1, 1:3]"),
+    "getitem_step": CUBE.format("a[0:3:2]"),
+    "getitem_one_element": CUBE.format("a[1:2, 2:3, 3:4]"),
+    "getitem_empty": CUBE.format("a[1:1, 2:3]"),
 })
 
 

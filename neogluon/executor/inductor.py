@@ -86,6 +86,8 @@ import warnings
 
 import torch
 
+from ..fileio import file_digest
+
 __all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_CALLS", "InductorGraph",
            "cache_dir", "frozen_package", "package_key", "vec_isa_probe", "wanted"]
 
@@ -560,14 +562,6 @@ def _cpu_key():
     return "|".join([torch.backends.cpu.get_cpu_capability(), platform.machine(), os.environ.get("CXX", ""), flags])
 
 
-def _file_digest(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _export_package(module, data, path, options=None):
     """Export the frozen graph and compile it with AOTInductor (weights frozen: conv+BN
     folding, oneDNN weight prepacking, constant folding) into the package ``path``."""
@@ -611,7 +605,7 @@ def frozen_package(key, module, data, options=None):
         try:
             with open(record) as f:
                 digest = json.load(f)["sha256"]
-            if _file_digest(path) != digest:
+            if file_digest(path) != digest:
                 raise ValueError("its SHA-256 does not match the one recorded in %s" % record)
             return _Packaged(_load_package(path)), path
         except Exception as e:  # pylint: disable=broad-except
@@ -626,7 +620,7 @@ def frozen_package(key, module, data, options=None):
     tmp = "%s.%d.tmp.pt2" % (path[:-4], os.getpid())
     try:
         _export_package(module, data, tmp, options)
-        digest = _file_digest(tmp)
+        digest = file_digest(tmp)
         os.replace(tmp, path)
         with open(record + ".%d" % os.getpid(), "w") as f:
             json.dump({"sha256": digest, "torch": torch.__version__}, f)

@@ -1,7 +1,6 @@
 """``mx.gluon.utils``: data-parallel splitting, gradient clipping, downloads, and the small
 helpers Gluon's blocks share, as in MXNet 1.9.1."""
 import collections
-import hashlib
 import os
 import shutil
 import ssl
@@ -15,6 +14,7 @@ import numpy as np
 import torch
 
 from .. import ndarray
+from ..fileio import file_digest
 from ..ndarray import NDArray
 
 __all__ = ["split_data", "split_and_load", "clip_global_norm", "check_sha1", "download",
@@ -79,18 +79,9 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
 
 
 # ---------------------------------------------------------------------- files
-def _file_sha1(filename):
-    """The SHA-1 of the file's contents, in hexadecimal."""
-    sha1 = hashlib.sha1()
-    with open(filename, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            sha1.update(chunk)
-    return sha1.hexdigest()
-
-
 def check_sha1(filename, sha1_hash):
     """Whether the SHA-1 of the file's contents is ``sha1_hash`` (hexadecimal)."""
-    return _file_sha1(filename) == sha1_hash
+    return file_digest(filename, "sha1") == sha1_hash
 
 
 def replace_file(src, dst):

@@ -128,29 +128,14 @@ class DefaultAugmenter:
         return True
 
     def _inter(self, rows, cols, new_rows, new_cols):
-        """OpenCV's interpolation for MXNet's code (9: by the size change, 10: random)."""
-        code = self.inter_method
-        if code == 9:
-            if new_rows > rows and new_cols > cols:
-                return 2
-            if new_rows < rows and new_cols < cols:
-                return 3
-            return 1
-        if code == 10:
-            return self.rng.randint(0, 4)
-        return _CV_INTER[code]
+        """OpenCV's interpolation for MXNet's code (``interpolation``)."""
+        return interpolation(self.inter_method, self.rng, rows, cols, new_rows, new_cols)
 
     def __call__(self, img):
         """The augmented HWC uint8 image (a new array or a view of ``img``)."""
         cv2 = _cv2()
         if self.resize > 0:
-            rows, cols = img.shape[:2]
-            if rows > cols:
-                new_rows, new_cols = self.resize * rows // cols, self.resize
-            else:
-                new_rows, new_cols = self.resize, self.resize * cols // rows
-            img = _keep3(cv2.resize(img, (new_cols, new_rows), interpolation=self._inter(rows, cols, new_rows,
-                                                                                           new_cols)), img)
+            img = resize_shorter(cv2, img, self.resize, self._inter)
         if self.affine:
             img = self._warp(cv2, img)
         if self.pad > 0:
@@ -256,8 +241,7 @@ class DefaultAugmenter:
         brightness, contrast, saturation = self.jitter
         out = img.astype(np.float32)
         if brightness > 0:
-            alpha = np.float32(1 + self.rng.random() * brightness * 2 - brightness)
-            out = np.clip(np.rint(out * alpha), 0, 255)
+            out = scale_pixels(out, np.float32(1 + self.rng.random() * brightness * 2 - brightness))
         if contrast > 0:
             alpha = np.float32(1 + self.rng.random() * contrast * 2 - contrast)
             grey = cv2.cvtColor(out.astype(np.uint8), _GREY).mean()
@@ -276,10 +260,7 @@ class DefaultAugmenter:
         h = int(self.rng.random() * rh * 2 - rh)
         s = int(self.rng.random() * rs * 2 - rs)
         l_ = int(self.rng.random() * rl * 2 - rl)
-        hls = cv2.cvtColor(np.ascontiguousarray(img), _HLS).astype(np.int16)
-        hls += np.array([h, l_, s], np.int16)
-        np.clip(hls, 0, np.array([180, 255, 255], np.int16), out=hls)
-        return cv2.cvtColor(hls.astype(np.uint8), _HLS_BACK)
+        return shift_hls(cv2, img, h, s, l_, _HLS, _HLS_BACK)
 
     def _pca(self, img):
         alpha = np.array([self.rng.gauss(0.0, self.pca_noise) for _ in range(3)], np.float32)
@@ -288,6 +269,48 @@ class DefaultAugmenter:
         out = img.astype(np.float32)
         out[:, :, :channels] += offset[:channels]
         return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+
+
+def scale_pixels(pixels, alpha):
+    """``pixels * alpha`` (float32) rounded and saturated to [0, 255] as OpenCV's ``convertTo``
+    (a float32 array holding uint8 values)."""
+    return np.clip(np.rint(np.asarray(pixels, np.float32) * np.float32(alpha)), 0, 255)
+
+
+def shift_hls(cv2, img, hue, saturation, lightness, to_hls, from_hls):
+    """``img`` (HWC uint8) with integer offsets added to its 8-bit HLS channels, clipped to
+    180/255/255, as MXNet's augmenters do; ``to_hls``/``from_hls`` are the OpenCV conversion
+    codes (which channel order the image is read in)."""
+    hls = cv2.cvtColor(np.ascontiguousarray(img), to_hls).astype(np.int16)
+    hls += np.array([hue, lightness, saturation], np.int16)
+    np.clip(hls, 0, np.array([180, 255, 255], np.int16), out=hls)
+    return cv2.cvtColor(hls.astype(np.uint8), from_hls)
+
+
+def interpolation(code, rng, rows, cols, new_rows, new_cols):
+    """OpenCV's interpolation for MXNet's ``inter_method`` code (9: by the size change, 10: a
+    random one of 0..4 drawn from ``rng``) for a resize of rows x cols to new_rows x new_cols."""
+    if code == 9:
+        if new_rows > rows and new_cols > cols:
+            return 2
+        if new_rows < rows and new_cols < cols:
+            return 3
+        return 1
+    if code == 10:
+        return rng.randint(0, 4)
+    return _CV_INTER[code]
+
+
+def resize_shorter(cv2, img, size, inter):
+    """``img`` resized so that its shorter side is ``size``, the longer by integer division, as
+    MXNet's ``resize``; ``inter(rows, cols, new_rows, new_cols)`` gives OpenCV's interpolation."""
+    rows, cols = img.shape[:2]
+    if rows > cols:
+        new_rows, new_cols = size * rows // cols, size
+    else:
+        new_rows, new_cols = size, size * cols // rows
+    return _keep3(cv2.resize(np.ascontiguousarray(img), (new_cols, new_rows),
+                             interpolation=inter(rows, cols, new_rows, new_cols)), img)
 
 
 def _keep3(out, like):

@@ -63,6 +63,7 @@ class DataParallelExecutorGroup:
                  inputs_need_grad, shared_group=None, logger=None, fixed_param_names=None, grad_req="write",
                  state_names=None, group2ctxs=None):
         self.param_names = param_names
+        self.sparse_param_names = None  # the row_sparse ones, found by Module.update once
         self.arg_names = symbol.list_arguments()
         self.aux_names = symbol.list_auxiliary_states()
         self.symbol = symbol

@@ -72,12 +72,11 @@ def _all_rows(arr):
     return nd.sparse.wrap_stored(nd.sparse.RowSparse(tuple(t.shape), t.clone(), rows))
 
 
-def _stored_grads(symbol, param_names, grad_arrays):
-    """The gradients the optimizer sees: those of variables declared ``stype='row_sparse'``
-    as row_sparse arrays of their non-zero rows (MXNet's graph gives such a weight a
-    row_sparse gradient, which its optimizers update lazily; the graph here computes it
-    densely), the others as they are."""
-    sparse = _row_sparse_names(symbol, param_names)
+def _stored_grads(sparse, param_names, grad_arrays):
+    """The gradients the optimizer sees: those of the variables ``sparse`` (declared
+    ``stype='row_sparse'``) as row_sparse arrays of their non-zero rows (MXNet's graph gives
+    such a weight a row_sparse gradient, which its optimizers update lazily; the graph here
+    computes it densely), the others as they are."""
     if not sparse:
         return grad_arrays
     return [[g.tostype("row_sparse") if g is not None else g for g in grads] if name in sparse else grads
@@ -404,7 +403,10 @@ class Module(BaseModule):
         """Apply the optimizer to the gradients of the last backward."""
         self._require("binded", "params_initialized", "optimizer_initialized")
         self._params_dirty = True
-        grads = _stored_grads(self._symbol, self._exec_group.param_names, self._exec_group.grad_arrays)
+        group = self._exec_group
+        if group.sparse_param_names is None:  # once per binding: reading the graph's attributes walks it
+            group.sparse_param_names = _row_sparse_names(self._symbol, group.param_names)
+        grads = _stored_grads(group.sparse_param_names, group.param_names, group.grad_arrays)
         if self._update_on_kvstore:
             _update_params_on_kvstore(self._exec_group.param_arrays, grads,
                                       self._kvstore, self._exec_group.param_names)

@@ -9,6 +9,7 @@ recorded by autograd and traced in a hybridized ``forward`` (where basic keys be
 ``slice`` and ``squeeze`` nodes). Writes go into the array in place.
 """
 import functools
+import math
 import operator
 
 import numpy as np
@@ -107,21 +108,56 @@ def _flipped(t, pre, flips):
     return t[pre].flip(flips) if flips else t
 
 
+def mxnet_view(key, shape):
+    """Whether MXNet 1.9.1's basic indexing gives a view for ``key`` (a slice, or a tuple of
+    ints and slices, no more than ``shape`` has axes) on an array of ``shape``; None for keys
+    it does not decide (None, Ellipsis, arrays: neogluon gives a view). MXNet's rule
+    (``_basic_indexing_slice_is_contiguous``): a view when the selection is contiguous in
+    memory, i.e. from the last axis to the first, once an axis selects a proper subset every
+    axis before it selects at most one element (and no axis selects several elements with a
+    step other than 1); else ``slice``'s new memory (``x[0:2, 1:3]``, a crop, is a copy)."""
+    if key.__class__ is not tuple:
+        key = (key,)
+    counts = []
+    for k, n in zip(key, shape):
+        if k.__class__ is slice:
+            start, stop, step = k.indices(n)
+            counts.append((len(range(start, stop, step)), step, n))
+        elif isinstance(k, integer_types) and not isinstance(k, (bool, np.bool_)):
+            counts.append((1, 1, n))
+        else:
+            return None
+    counts.extend((n, 1, n) for n in shape[len(key):])
+    if math.prod(c for c, _, _ in counts) <= 1:
+        return True
+    subset = False
+    for count, step, n in reversed(counts):
+        if count == 0:
+            return True
+        if count > 1 and (step != 1 or subset):
+            return False
+        subset = subset or count < n
+    return True
+
+
 def getitem(t, key):
-    """``t[key]`` on a tensor, as MXNet 1.x indexes an NDArray (the kernel of GETITEM)."""
+    """``t[key]`` on a tensor, as MXNet 1.x indexes an NDArray (the kernel of GETITEM): a view
+    where MXNet gives one (see ``mxnet_view``), else new memory."""
     cls = key.__class__
     if cls in _INT_KEYS and t.dim():  # x[i]: a view; (1,) for an element of a 1-d array
         n = t.shape[0]
         i = key + n if key < 0 else key
         if 0 <= i < n:
             return t[i:i + 1] if t.dim() == 1 else t[i]
-    elif cls is slice and t.dim() and (key.step is None or key.step > 0):  # x[a:b:s]: a view
+    elif cls is slice and t.dim() and key.step is None:  # x[a:b]: a view
         return t[key]
     pre, flips, k = _convert_key(key, tuple(t.shape), t.device)
     try:
         r = _flipped(t, pre, flips)[k]
     except (IndexError, RuntimeError) as e:
         raise IndexError("NDArray index %r on shape %s: %s" % (key, tuple(t.shape), e)) from None
+    if not flips and mxnet_view(key, tuple(t.shape)) is False:  # a flip has copied already
+        r = r.clone(memory_format=torch.contiguous_format)
     if r.dim() == 0:
         r = r.reshape(1)
     return r
@@ -142,6 +178,27 @@ def cache_key(key):
     raise TypeError("not a basic index")
 
 
+def plain_slices(key):
+    """Whether a tuple index holds slices without a step only, at least one (``x[a:b, c:d]``):
+    torch's ``t[key]`` is then the view MXNet's basic indexing gives, for every such key."""
+    for k in key:
+        if k.__class__ is not slice or k.step is not None:
+            return False
+    return bool(key)
+
+
+def slices(key, data):
+    """``x[a:b, c:d]`` for a tuple of slices without a step: a view where MXNet gives one,
+    else new memory (see ``mxnet_view``); getitem words an index with too many axes. The
+    generated ``x[a:b, c:d]`` calls it."""
+    if len(key) > data.dim():
+        return getitem(data, key)
+    shape = data.shape
+    if mxnet_view(key, shape):
+        return data[key]
+    return data[key].clone(memory_format=torch.contiguous_format)
+
+
 def element(key, data):
     """``x[i]`` for an integer ``i``: a view of a row; getitem words an index out of bounds
     and gives an element of a 1-d array the shape (1,). The generated ``x[i]`` calls it."""
@@ -153,7 +210,7 @@ def element(key, data):
 def _lower_getitem(*, key):
     """The kernel for one key: ``x[a:b]`` and ``x[i]`` take a view straight away."""
     cls = key.__class__
-    if cls is slice and (key.step is None or key.step > 0):
+    if cls is slice and key.step is None:
         return operator.itemgetter(key)  # a view (torch's IndexError for a 0-d array)
     if cls in _INT_KEYS:
         return functools.partial(element, key)

@@ -15,7 +15,7 @@ import torch.utils.dlpack
 
 from ..base import MXNetError, numeric_types, np_type, torch_dtype, _Null
 from ..context import Context, as_context
-from ..core import STATE as _STATE, check_assign
+from ..core import ACTIVE as _ACTIVE, STATE as _STATE, check_assign
 from ..operator import registry
 from . import indexing as _indexing
 
@@ -43,6 +43,24 @@ def _arithmetic(op_nd, op_scalar, reflected=False):
         raise TypeError("type %s not supported" % str(type(other)))
     method.__name__ = "__%s%s__" % ("r" if reflected else "", op_nd.split("_", 1)[1])
     return method
+
+
+def _writer(op_nd, op_scalar):
+    """``x <op>= y`` written by the kernel (``Operator.write_into``): ``x``, or None when the
+    operator's kernel cannot write into it (the result is then computed and copied). The
+    entries are found as ``_arithmetic``'s method finds them."""
+    array_op, scalar_op = registry.get(op_nd), registry.get(op_scalar)
+    entries = scalar_op._entries
+    plain = array_op.entry({})
+
+    def write(self, other):
+        if isinstance(other, NDArray):
+            return array_op.write_into(plain, (self, other), self)
+        if isinstance(other, numeric_types):
+            entry = entries.get((_POS, other, _Null)) or scalar_op.lookup((other, _Null))
+            return scalar_op.write_into(entry, (self,), self)
+        return None
+    return write
 
 
 _CONTEXTS = {}  # torch.device -> the Context NDArray.context gives for it
@@ -285,10 +303,13 @@ class NDArray:
 
     # ------------------------------------------------------------------ arithmetic
     def _inplace(self, other, op_nd, op_scalar):
-        """``x += y`` and friends: written into ``x``'s memory; while recording MXNet
-        refuses it when ``x`` is in a graph or ``y`` is recorded."""
+        """``x += y`` and friends: written into ``x``'s memory, by the operator's kernel itself
+        when it can (``Operator.write_into``: no result to copy), else computed and copied;
+        while recording MXNet refuses it when ``x`` is in a graph or ``y`` is recorded."""
         if _STATE.recording:
             check_assign(self._t, other._t if isinstance(other, NDArray) else None)
+        elif self.__class__ is _ACTIVE.dense and _WRITERS[op_nd](self, other) is not None:
+            return self
         res = _BINARY[op_nd](self, other)
         if res.shape != self.shape:
             raise MXNetError("Shape inconsistent in in-place operation: provided %s, inferred shape %s"
@@ -490,6 +511,8 @@ def __getitem__(self, key):
         _key = (slice, key.start, key.stop, key.step)
     elif cls in _INT_KEYS:  # x[i]: the kernel is element(i, t) for every i (no entry to look up)
         {int}
+    elif cls is tuple and _plain_slices(key):  # x[a:b, c:d] (a crop): slices(key, t) for every such key
+        {slices}
     else:
         return _method(self, key)
     try:
@@ -522,16 +545,27 @@ def _basic_entry(key):
     return _GETITEMS.get(ck) or _GETITEM.keyed(ck, {"key": key})
 
 
+def _slices_entry(key):
+    """GETITEM's entry for ``x[a:b, c:d]`` (a tuple of slices without a step), as
+    ``__getitem__`` keys it: asked by the generated method only when the call is traced or
+    fails (a random crop's keys are many: one entry each would cost more than the crop)."""
+    ck = _indexing.cache_key(key)
+    return _GETITEMS.get((_POS, ck)) or _GETITEM.lookup((ck,), {"key": key})
+
+
 for _name, (_op, _src) in _SITES.items():
     _method = getattr(NDArray, _name)
     _scope = dict(registry.run_scope(), _op=_op, _method=_method, _GETITEMS=_GETITEMS, _RESHAPES=_RESHAPES,
                   _INT_KEYS=_INT_KEYS, _basic_entry=_basic_entry, _view_entry=_view_entry, _element=_indexing.element,
+                  _plain_slices=_indexing.plain_slices, _slices=_indexing.slices, _slices_entry=_slices_entry,
                   _VIEW_KERNELS=_VIEW_KERNELS)
     if _name == "__getitem__":  # x[a:b]'s kernel call, GETITEM's kernel for every such key
         _src = _src.replace("{slice}", registry.run_source(
             ["self"], "            ", one=True, entry="_basic_entry(key)", call="_t0[key]").lstrip())
         _src = _src.replace("{int}", registry.run_source(
             ["self"], "        ", one=True, entry="_basic_entry(key)", call="_element(key, _t0)").lstrip())
+        _src = _src.replace("{slices}", registry.run_source(
+            ["self"], "        ", one=True, entry="_slices_entry(key)", call="_slices(key, _t0)").lstrip())
     entry = "_view_entry(_code)" if _name == "reshape" else "_entry"
     _src += registry.run_source(["self"], one=True, entry=entry) + "\n"  # one tensor from both: its type is not tested
     exec(compile(_src, "<neogluon.NDArray.%s>" % _name, "exec"), _scope)  # pylint: disable=exec-used
@@ -540,3 +574,6 @@ for _name, (_op, _src) in _SITES.items():
 for _name in ("add", "sub", "mul", "truediv", "mod"):
     _m = getattr(NDArray, "__%s__" % _name)
     _BINARY[{"truediv": "broadcast_div"}.get(_name, "broadcast_" + _name)] = _m
+_WRITERS = {op_nd: _writer(op_nd, op_scalar) for op_nd, op_scalar in (
+    ("broadcast_add", "_plus_scalar"), ("broadcast_sub", "_minus_scalar"), ("broadcast_mul", "_mul_scalar"),
+    ("broadcast_div", "_div_scalar"), ("broadcast_mod", "_mod_scalar"))}

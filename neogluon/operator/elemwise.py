@@ -13,7 +13,8 @@ import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Bool, Dtype, Float, Int, implementation, register, require, same_shape, shape_rule
+from .registry import Bool, Dtype, Float, Int, implementation, into_kernel, register, require, same_shape, \
+    shape_rule
 from .shape import same_dtype
 
 # torch's Tensor methods: called unbound on a tensor they dispatch in less Python-binding
@@ -286,6 +287,44 @@ for _key, _fn in _BINARY.items():
     register(_ename, inputs=("lhs", "rhs"), aliases=_aliases)(_make_elemwise(_ename, _fn))
 
 
+# the arithmetic whose kernels write into an out= array (x += y, x -= mean, x /= std): on
+# floating-point arrays each is the torch function of its kernel (_div: true division there)
+_INTO = {"add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div}
+
+
+def _broadcast_into(fn):
+    """``broadcast_<op>``'s kernel writing into ``out``: floating-point arrays of one dtype
+    whose broadcast shape is ``out``'s (anything else, and inputs overlapping ``out`` other
+    than as ``out`` itself, computed and copied)."""
+    def into(out, lhs, rhs):
+        dt = out.dtype
+        if not (dt.is_floating_point and lhs.dtype is dt and rhs.dtype is dt):
+            return False
+        shape = out.shape
+        if not (lhs.shape == shape and rhs.shape == shape):
+            try:
+                if torch.broadcast_shapes(lhs.shape, rhs.shape) != shape:
+                    return False
+            except RuntimeError:  # not broadcastable: the kernel raises MXNet's error
+                return False
+        return _write(fn, out, lhs, rhs)
+    return lambda: into
+
+
+def _write(fn, out, *args):
+    """``fn(*args, out=out)``; False when torch refuses the memory (partial overlap), which it
+    checks before writing."""
+    try:
+        fn(*args, out=out)
+    except RuntimeError:
+        return False
+    return True
+
+
+for _key, _fn in _INTO.items():
+    into_kernel("broadcast_" + _key)(_broadcast_into(_fn))
+
+
 # ----------------------------------------------------------------------------- with a scalar
 _TENSOR = torch.Tensor
 
@@ -344,6 +383,21 @@ for _name, (_fn, _refl, _aliases) in _SCALAR.items():
     implementation(_name, params=dict(scalar=Float(1.0), is_int=Bool(True)), aliases=_aliases,
                    doc="Element-wise operation of an array with a scalar (``%s``)." % _name)(
         functools.partial(_scalar_kernel, _fn, _refl))
+
+
+def _scalar_into(fn, scalar, is_int):  # pylint: disable=unused-argument
+    """The scalar kernel writing into ``out``: a floating-point array of ``out``'s dtype and
+    shape (others computed and copied)."""
+    def into(out, data):
+        if data.dtype is not out.dtype or not out.dtype.is_floating_point or data.shape != out.shape:
+            return False
+        return _write(fn, out, data, scalar)
+    return into
+
+
+for _key in _INTO:
+    into_kernel("_%s_scalar" % {"add": "plus", "sub": "minus"}.get(_key, _key))(
+        functools.partial(_scalar_into, _INTO[_key]))
 
 
 @register("smooth_l1", params=dict(scalar=Float()))

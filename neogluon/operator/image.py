@@ -15,7 +15,8 @@ import torch
 
 from ..base import MXNetError, _Null
 from ..opencv import cv2_module
-from .registry import Attr, Bool, Float, Int, Operator, Shape, Str, register, register_operator
+from .registry import Attr, Bool, Float, Int, Operator, Shape, Str, implementation, register, \
+    register_operator
 
 __all__ = []
 
@@ -265,38 +266,56 @@ def to_tensor(data):
            "or (N, height, width, channels) but got %s" % (tuple(data.shape),))
     # converted into a contiguous CHW tensor: the division here and a Normalize after it then
     # run over contiguous memory (about 2x faster than on the channels-last strides of movedim)
-    return data.movedim(-1, -3).to(torch.float32, memory_format=torch.contiguous_format) / 255.0
+    chw = data.movedim(-1, -3)
+    if data.requires_grad and torch.is_grad_enabled():
+        return chw.to(torch.float32, memory_format=torch.contiguous_format) / 255.0
+    out = torch.empty(chw.shape, dtype=torch.float32, device=data.device)
+    out.copy_(chw)
+    return out.div_(255.0)  # in the new memory: the values of ``/ 255.0``, one tensor fewer
 
 
-@register("_image_normalize", infer_shape=_same_shape, params=dict(mean=FloatTuple((0.0, 0.0, 0.0, 0.0)),
-                                          std=FloatTuple((1.0, 1.0, 1.0, 1.0))))
-def normalize(data, *, mean, std):
+@implementation("_image_normalize", infer_shape=_same_shape, params=dict(mean=FloatTuple((0.0, 0.0, 0.0, 0.0)),
+                                                                          std=FloatTuple((1.0, 1.0, 1.0, 1.0))))
+def normalize(*, mean, std):
     """(data - mean[c]) / std[c] on CHW or NCHW data; mean and std have 1 or C values. Integer
     images are computed in float32 and cast back to their type as MXNet's kernel casts
-    (truncated toward zero, wrapped: uint8 -1.5 -> 255)."""
-    _check(data.dim() in (3, 4), "_image_normalize", "Input tensor must have shape (channels, height, width), "
-           "or (N, channels, height, width), but got %s" % (tuple(data.shape),))
-    if not data.is_floating_point():
-        _check(data.dtype not in (torch.bool,) and not data.is_complex(), "_image_normalize",
-               "Input must be a real number type, got %s" % data.dtype)
-        out = normalize(data.to(torch.float32), mean=mean, std=std)
-        return out.trunc_().to(torch.int64).to(data.dtype)
-    channels = data.shape[-3]
+    (truncated toward zero, wrapped: uint8 -1.5 -> 255). The mean and std tensors are made
+    once per dtype, device and channel count (a per-sample Normalize made two each call)."""
+    constants = {}
+
+    def run(data):
+        _check(data.dim() in (3, 4), "_image_normalize", "Input tensor must have shape (channels, height, width), "
+               "or (N, channels, height, width), but got %s" % (tuple(data.shape),))
+        if not data.is_floating_point():
+            _check(data.dtype not in (torch.bool,) and not data.is_complex(), "_image_normalize",
+                   "Input must be a real number type, got %s" % data.dtype)
+            return run(data.to(torch.float32)).trunc_().to(torch.int64).to(data.dtype)
+        channels = data.shape[-3]
+        key = (data.dtype, data.device, channels)
+        found = constants.get(key)
+        if found is None:
+            found = constants[key] = _normalize_constants(mean, std, data, channels)
+        m, s = found
+        if data.requires_grad and torch.is_grad_enabled():
+            return (data - m) / s
+        # written into contiguous memory by the subtraction itself: a channels-last view (an NHWC
+        # batch transposed) broadcasts ~5x slower, and a separate contiguous copy costs a pass
+        out = torch.empty(data.shape, dtype=data.dtype, device=data.device)
+        torch.sub(data, m, out=out)
+        return out.div_(s)
+    return run
+
+
+def _normalize_constants(mean, std, data, channels):
+    """``_image_normalize``'s (C, 1, 1) mean and std tensors for ``data``, checked as MXNet does."""
     _check(channels in (1, 3), "_image_normalize", "The channel of the input image must be 1 or 3, got %d"
            % channels)
     for name, v in (("mean", mean), ("std", std)):
         _check(len(v) in (1, channels) or (v in ((0.0,) * 4, (1.0,) * 4)), "_image_normalize",
                "Invalid %s for input with shape %s. %s must have either 1 or %d elements, but got %s"
                % (name, tuple(data.shape), name, channels, list(v)))
-    m = torch.tensor(mean[:channels], dtype=data.dtype, device=data.device).reshape(-1, 1, 1)
-    s = torch.tensor(std[:channels], dtype=data.dtype, device=data.device).reshape(-1, 1, 1)
-    if data.requires_grad and torch.is_grad_enabled():
-        return (data - m) / s
-    # written into contiguous memory by the subtraction itself: a channels-last view (an NHWC
-    # batch transposed) broadcasts ~5x slower, and a separate contiguous copy costs a pass
-    out = torch.empty(data.shape, dtype=data.dtype, device=data.device)
-    torch.sub(data, m, out=out)
-    return out.div_(s)
+    return tuple(torch.tensor(v[:channels], dtype=data.dtype, device=data.device).reshape(-1, 1, 1)
+                 for v in (mean, std))
 
 
 def resized_hw(h, w, size, keep_ratio):
@@ -355,7 +374,9 @@ def flip_top_bottom(data):
 
 
 def _coin():
-    return bool(torch.rand(()) < 0.5)
+    """True with probability 0.5, from torch's generator (the float32 draw compared in Python:
+    the same outcome as comparing the tensor, one torch call instead of three)."""
+    return torch.rand(()).item() < 0.5
 
 
 @register("_image_random_flip_left_right", differentiable=False)

@@ -27,7 +27,7 @@ from ..core import ACTIVE as _ACTIVE, STATE as _STATE, TRACING as _TRACING
 
 __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQUIRED",
            "Operator", "Entry", "register", "register_operator", "implementation", "lowering", "shape_rule",
-           "check_rule", "get", "exists",
+           "check_rule", "into_kernel", "get", "exists",
            "list_operators", "alias", "remember", "NotCovered", "require", "same_shape"]
 
 # the one cache policy of the dispatch path: a cache (an operator's entries, a kernel's
@@ -278,6 +278,10 @@ class Operator:
         # the torch function its kernel runs once that holds: ``entry.run`` calls it directly
         # when the dtypes are the same object, else the kernel (which raises MXNet's error)
         self.same_dtype_kernel = getattr(fn, "same_dtype_kernel", None)
+        # the kernel's form that writes its one result into a given tensor (an ``out=`` array,
+        # ``x -= y``): ``into(**attrs)`` -> ``fn(out, *tensors)``, True once written, False when
+        # it cannot (the result is then computed and copied); None: always computed and copied
+        self.into = None
         # MXNet's FInferStorageType + FComputeEx: (attrs, input arrays, out) -> the result on
         # sparse storage, or None for the dense kernel (see storage_rule); asked when an
         # input is sparse, or on every call when storage_dense (cast_storage)
@@ -536,6 +540,8 @@ class Operator:
             res = self._storage_call(entry, inputs, out)
             if res is not None:
                 return res
+        if out is not None and self.into is not None and self.write_into(entry, inputs, out) is not None:
+            return out
         kernel = entry.kernel or self._mode_kernel(entry)
         res = self._run(entry, kernel, self._tensors(entry, inputs))
         if out is None and type(res) is _Tensor:  # pylint: disable=unidiomatic-typecheck
@@ -543,6 +549,29 @@ class Operator:
             arr._t = res
             return arr
         return _WRAP(res, out)
+
+    def write_into(self, entry, inputs, out):
+        """The kernel writing its result into ``out``'s memory itself (``Operator.into``), as
+        MXNet's kernels write an ``out=`` array: ``out``, or None when it cannot (no such form,
+        an input or ``out`` that is not a dense array, recording, a tensor that requires a
+        gradient, or a case the form declines: other dtypes, shapes, overlapping memory). The
+        caller has sent traced calls to the tracing hook; with None it computes the result
+        and copies it, which gives the same values."""
+        into = entry.into
+        if into is None:
+            into = entry.into = (self.into(**entry.attrs) if self.into is not None else None) or False
+        if into is False or _STATE.recording or out.__class__ is not _ARRAY or len(inputs) != entry.n:
+            return None
+        o = out._t
+        ts = [o]
+        for x in inputs:
+            if x.__class__ is not _ARRAY:
+                return None
+            ts.append(x._t)
+        for t in ts:
+            if t.requires_grad:
+                return None
+        return out if into(*ts) else None
 
     def _storage_call(self, entry, inputs, out):
         """The storage rule's result when an input is sparse (or for an operator that
@@ -672,7 +701,7 @@ class Entry:
     """One cached call form of an operator: the raw attributes it was called with, the
     parsed attributes, the number of inputs they give, and the kernels (predict, train),
     made on first run (``kernel``: the one kernel of an operator that has no modes)."""
-    __slots__ = ("raw", "attrs", "n", "kernels", "kernel", "run", "view")
+    __slots__ = ("raw", "attrs", "n", "kernels", "kernel", "run", "view", "into")
 
     def __init__(self, raw, attrs, n):
         self.raw = dict(raw)
@@ -680,6 +709,7 @@ class Entry:
         self.n = n
         self.kernels = None
         self.kernel = None
+        self.into = None  # the operator's ``into`` form for these attributes (False: none), once asked
         self.run = None  # Operator.call on exactly n arrays (set by Operator.new_entry)
         self.view = False  # results may be views of the inputs (see Operator.aliasing)
 
@@ -900,6 +930,17 @@ def implementation(name, **schema):
         op = Operator(name, None, **dict(schema, doc=schema.get("doc", factory.__doc__ or "")))
         op.lowering = factory
         register_operator(op, aliases)
+        return factory
+    return deco
+
+
+def into_kernel(name):
+    """Decorator: register the form of operator ``name``'s kernel that writes its result into a
+    given tensor (see :meth:`Operator.write_into`): ``factory(**attrs)`` -> ``fn(out,
+    *tensors)`` returning True once it wrote the values the kernel gives, False (before
+    writing anything) for a case it leaves to the kernel; or None for attributes without one."""
+    def deco(factory):
+        get(name).into = factory
         return factory
     return deco
 

@@ -14,6 +14,7 @@ instead of being copied into the pipe. The dataset and batchify function are giv
 worker once, when the pool starts (inherited on fork), not pickled with every batch.
 """
 import collections
+import gc
 import multiprocessing
 import os
 import multiprocessing.pool
@@ -141,8 +142,14 @@ _worker_slots = None
 def _worker_initializer(dataset, batchify_fn, slots_prefix=None, max_slots=0):
     """Runs once in each worker process: keep the dataset and batchify function (the
     default one stacks in ordinary memory when the batch goes back through the slots of
-    ``slots_prefix``), ignore Ctrl-C (the parent handles it) and use one intra-op thread."""
+    ``slots_prefix``), ignore Ctrl-C (the parent handles it) and use one intra-op thread.
+
+    The objects inherited from the parent (torch's and neogluon's modules, the dataset: some
+    200k) are moved out of the worker's garbage collector (``gc.freeze``): otherwise the
+    worker's first full collection walks them all, about 0.2 s, and writes to every page
+    holding one, which copies the pages the fork shared."""
     global _worker_dataset, _worker_batchify_fn, _worker_slots  # pylint: disable=global-statement
+    gc.freeze()
     if slots_prefix and batchify_fn is default_mp_batchify_fn:
         batchify_fn = _slot_batchify
     _worker_dataset, _worker_batchify_fn = dataset, batchify_fn
@@ -158,8 +165,24 @@ def _worker_fn(samples):
 
 
 def _thread_worker_fn(samples, batchify_fn, dataset):
-    """Make one batch in a worker thread."""
+    """Make one batch in a worker thread (the default batchify function stacks in ordinary
+    memory: the batch stays in this process, and a fresh shared-memory file per batch
+    costs more than the stacking itself)."""
+    if batchify_fn is default_mp_batchify_fn:
+        return _mp_batchify([dataset[i] for i in samples], False)
     return batchify_fn([dataset[i] for i in samples])
+
+
+class _WorkerPool(multiprocessing.pool.Pool):
+    """``multiprocessing.Pool`` whose worker-handler thread sleeps until a worker process ends
+    or the pool changes. The stock one also wakes whenever a result waits in the result pipe,
+    and until the result thread has read it it spins: about 1300 wake-ups per epoch of 16
+    batches here, the parent's CPU taken from the workers. Results are the result thread's
+    business; the handler's own (replacing a worker that died) needs only the processes'
+    sentinels, and the loader never retires workers (no ``maxtasksperchild``)."""
+
+    def _get_sentinels(self):
+        return [self._change_notifier._reader]
 
 
 class _MultiWorkerIter:
@@ -287,8 +310,8 @@ class DataLoader:
             prefix = os.path.join(_shm_slots.SHM_DIR, "neogluon-dl-%d-%s" % (os.getpid(), os.urandom(6).hex()))
             self._slots = _shm_slots.ParentSlots(prefix)
         # a worker holds at most the batches prefetched and not yet taken: that many slots, and two more
-        return multiprocessing.Pool(self._num_workers, initializer=_worker_initializer,
-                                    initargs=(self._dataset, self._batchify_fn, prefix, self._prefetch + 2))
+        return _WorkerPool(self._num_workers, initializer=_worker_initializer,
+                           initargs=(self._dataset, self._batchify_fn, prefix, self._prefetch + 2))
 
     def _same_process_iter(self):
         for indices in self._batch_sampler:

@@ -16,7 +16,7 @@ reads it once, at import).
 import os
 
 from ...base import MXNetError, data_dir
-from ..utils import _file_sha1
+from ...fileio import file_digest
 
 __all__ = ["get_model_file", "purge"]
 
@@ -100,7 +100,7 @@ def get_model_file(name, root=None):
             "(the directory is $MXNET_HOME/models, ~/.mxnet/models by default, or the "
             "'root' argument).".format(fname=file_name + ".params", name=name, root=root,
                                        url=_source_url(file_name)))
-    actual = _file_sha1(file_path)
+    actual = file_digest(file_path, "sha1")
     if actual != sha1_hash:
         raise MXNetError(
             "Mismatch in the content of model file {path}: its SHA-1 is {actual}, but MXNet "
