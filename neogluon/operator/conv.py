@@ -154,12 +154,12 @@ def convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, *
     geometry is resolved once; the check rule words the errors."""
     stride, dilate, pad = _geometry("Convolution", kernel, stride, dilate, pad, "convolution")
     nd, last = len(kernel), _channel_last(layout)
-    conv = _CONV[nd]
-    if nd == 2 and num_group == 1 and dilate == (1, 1):  # a recorded call runs the faster kernel for its shapes
-        conv = conv_choice.conv2d
+    # a plain 2-d convolution: recorded, it runs the faster kernel for its shapes (conv_choice);
+    # compiled for prediction, a tiny one runs as im2col (below)
+    small = nd == 2 and num_group == 1 and dilate == (1, 1)
+    conv = conv_choice.conv2d if small else _CONV[nd]
     wshape = (num_filter,) + tuple(kernel)
     fits = layout is None or len(layout) == nd + 2
-    small = nd == 2 and num_group == 1 and dilate == (1, 1)  # may run as im2col when compiled (below)
 
     def run(data, weight, bias=None):
         if last:
