@@ -87,6 +87,7 @@ import warnings
 import torch
 
 from ..fileio import file_digest
+from ..operator import rnn
 
 __all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_CALLS", "InductorGraph",
            "cache_dir", "frozen_package", "package_key", "vec_isa_probe", "wanted"]
@@ -258,9 +259,11 @@ class InductorGraph:
 
 
 def _prepare():
-    """Before inductor compiles for the first time in the process: :func:`vec_isa_probe`."""
+    """Before inductor compiles for the first time in the process: :func:`vec_isa_probe`, and
+    the RNN operator's fused kernel made opaque to dynamo (operator/rnn.py)."""
     if not _ISA_DONE:
         _ISA_DONE.append(vec_isa_probe())
+    rnn.prepare_compiled()
 
 
 def _lazy_compile(fn):

@@ -215,15 +215,21 @@ def _fused(mode, data, weights, state, state_cell, lengths, num_layers, p, train
     return out, [h.index_select(1, unorder) for h in res[1:]]
 
 
-@torch.compiler.disable
-def _fused_opaque(*args):
-    """:func:`_fused` kept out of a recorded graph (an input needing a gradient) that
-    ``torch.compile`` traces (the compiled training graph, executor/inductor.py; not
-    ``export_torch``'s capture, which needs the whole graph): traced, the fused LSTM is decomposed
-    into one matrix product per step and gate, and the compiled LSTM LM's training step
-    took 1.18x the time of the graph around torch's fused (oneDNN) kernel, which is what
-    ``torch.compile`` of ``nn.LSTM`` runs too (dynamo does not trace RNN modules)."""
-    return _fused(*args)
+# :func:`_fused` kept out of a recorded graph (an input needing a gradient) that
+# ``torch.compile`` traces (the compiled training graph, executor/inductor.py; not
+# ``export_torch``'s capture, which needs the whole graph): traced, the fused LSTM is decomposed
+# into one matrix product per step and gate, and the compiled LSTM LM's training step took
+# 1.18x the time of the graph around torch's fused (oneDNN) kernel, which is what
+# ``torch.compile`` of ``nn.LSTM`` runs too (dynamo does not trace RNN modules). Made by
+# :func:`prepare_compiled` when the compiled backend first compiles: ``torch.compiler.disable``
+# imports torch._dynamo (1-2 s), which a process that never compiles does not pay.
+_OPAQUE = []
+
+
+def prepare_compiled():
+    """Make the opaque fused kernel (above); the compiled backend calls this before compiling."""
+    if not _OPAQUE:
+        _OPAQUE.append(torch.compiler.disable(_fused))
 
 
 # ----------------------------------------------------------------------------- the time-step loop
@@ -345,7 +351,7 @@ def rnn_forward(data, parameters, state, state_cell=None, lengths=None, clip=Non
         weights = _torch_weights(params, num_layers, dirs, projection_size is not None)
         recorded = torch.is_grad_enabled() and (data.requires_grad or parameters.requires_grad)
         compiled = torch.compiler.is_compiling() and not EXPORT_CAPTURE[0]  # export_torch needs one graph
-        run = _fused_opaque if recorded and compiled else _fused
+        run = _OPAQUE[0] if recorded and compiled and _OPAQUE else _fused
         return run(mode, data, weights, state, state_cell, lengths, num_layers, p, is_train, bidirectional)
     return _looped(mode, data, params, state, state_cell, lengths, clip, clip_nan, num_layers, p, is_train,
                    bidirectional)
