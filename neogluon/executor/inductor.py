@@ -266,6 +266,12 @@ def _prepare():
     rnn.prepare_compiled()
 
 
+def _with_passes(options):
+    """``options`` with neogluon's own inductor pass (executor/unfuse_bias.py)."""
+    from .unfuse_bias import UnfuseBias  # pylint: disable=import-outside-toplevel
+    return dict(options, post_grad_custom_post_pass=UnfuseBias())
+
+
 def _lazy_compile(fn):
     """``torch.compile(fn)``, made at its first call: a process whose prediction comes from
     a cached package (below) never imports dynamo (seconds)."""
@@ -274,7 +280,7 @@ def _lazy_compile(fn):
     def run(*args):
         if not made:
             _prepare()
-            made.append(torch.compile(fn, dynamic=False, options=dict(_OPTIONS)))
+            made.append(torch.compile(fn, dynamic=False, options=_with_passes(_OPTIONS)))
         return made[0](*args)
     run.fn = fn
     return run
@@ -377,7 +383,7 @@ class _Frozen:
         _prepare()
         options = dict(_OPTIONS, freezing=True)
         options.update(freeze_options(self.symbol, self.params))
-        return torch.compile(self.module.entry, dynamic=False, options=options)
+        return torch.compile(self.module.entry, dynamic=False, options=_with_passes(options))
 
     def _trace(self, data):
         """The first call, which traces: dynamo makes the module's parameters constants of the
@@ -572,7 +578,7 @@ def _export_package(module, data, path, options=None):
     with torch.no_grad():
         program = torch.export.export(module, tuple(data), strict=False)
         torch._inductor.aoti_compile_and_package(  # pylint: disable=protected-access
-            program, package_path=path, inductor_configs=dict({"freezing": True}, **(options or {})))
+            program, package_path=path, inductor_configs=_with_passes(dict({"freezing": True}, **(options or {}))))
 
 
 def _load_package(path):
