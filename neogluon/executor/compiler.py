@@ -24,6 +24,7 @@ import torch
 from ..base import MXNetError
 from ..operator import registry
 from ..symbol.symbol import topo_order, aux_nodes
+from . import combine_dense
 from .fold import conv_bn_pairs, folded_kernel
 
 __all__ = ["CompiledGraph", "compile_graph"]
@@ -31,6 +32,8 @@ __all__ = ["CompiledGraph", "compile_graph"]
 # prediction functions fold each BatchNorm into the convolution before it (fold.py);
 # NEOGLUON_FOLD_BATCHNORM=0 keeps them apart
 FOLD_BATCHNORM = os.environ.get("NEOGLUON_FOLD_BATCHNORM", "1") != "0"
+# an unrolled cell's per-step input products run as one (combine_dense.py); NEOGLUON_COMBINE_DENSE=0 keeps them
+COMBINE_DENSE = os.environ.get("NEOGLUON_COMBINE_DENSE", "1") != "0"
 
 
 def _literal(value):
@@ -111,9 +114,13 @@ class CompiledGraph:
             var[(id(n), 0)] = "i%d" % k
             params.append("i%d" % k)
         lines = []
-        last_use = self._last_uses()
         pairs = {} if is_train or not fold or not FOLD_BATCHNORM else conv_bn_pairs(self.order, self.symbol._outputs)
-        folded = set()
+        steps = combine_dense.groups(self.order) if COMBINE_DENSE else {}
+        # a group's line reads its SliceChannel's input where its first product stands
+        position = {id(n): k for k, n in enumerate(self.order)}
+        last_use = self._last_uses({(id(split.inputs[0][0]), split.inputs[0][1]): position[first]
+                                    for first, (split, _) in steps.items()})
+        folded, made = set(), set()  # BatchNorms folded away; products made by their group's line
         for k, node in enumerate(self.order):
             if node.op is None:
                 continue
@@ -122,8 +129,11 @@ class CompiledGraph:
             line = None if bn is None else self._folded_line(k, node, attrs, bn, scope, var)
             if line is not None:
                 folded.add(id(bn))
-            elif id(node) in folded:
-                continue  # the BatchNorm folded into its convolution: its output is the fused line's
+            elif id(node) in folded or id(node) in made:
+                continue  # the BatchNorm folded into its convolution, or a step's product made by its group
+            elif id(node) in steps:
+                line = self._combined_line(k, attrs, *steps[id(node)], scope, var)
+                made.update(id(fc) for fc in steps[id(node)][1])
             else:
                 line = self._line(k, node, attrs, is_train, scope, var)
             lines.append("    " + line)
@@ -185,13 +195,30 @@ class CompiledGraph:
         var[(id(conv), 0)] = var[(id(bn), 0)] = out
         return "%s = %s(%s)  # %s folded in" % (out, fname, ", ".join(args), bn.name)
 
-    def _last_uses(self):
-        """For each node position, the entries whose last reader it is (freed after it runs)."""
+    def _combined_line(self, k, attrs, split, fcs, scope, var):
+        """The line running a group's FullyConnected products as one over the whole sequence
+        (combine_dense.py), naming each step's output as its FullyConnected's."""
+        fname = "_f%d" % k
+        scope[fname] = combine_dense.combined_kernel(fcs[0].op, attrs)
+        src, index, _ = split.inputs[0]
+        args = [self._entry(var, src, index)] + [self._entry(var, s, i) for s, i, _ in fcs[0].inputs[1:]]
+        outs = []
+        for fc in fcs:
+            outs.append("v%d_%d" % (k, len(outs)))
+            var[(id(fc), 0)] = outs[-1]
+        return "%s, = %s(%s)  # %d steps' %s in one" % (", ".join(outs), fname, ", ".join(args), len(fcs),
+                                                        fcs[0].op.name)
+
+    def _last_uses(self, extra=None):
+        """For each node position, the entries whose last reader it is (freed after it runs);
+        ``extra``: {entry: position} of reads the nodes' inputs do not show."""
         last = {}
         heads = {(id(n), i) for n, i in self.symbol._outputs}
         for k, node in enumerate(self.order):
             for src, i, _ in node.inputs:
                 last[(id(src), i)] = k
+        for e, k in (extra or {}).items():
+            last[e] = max(last.get(e, k), k)
         uses = {}
         for e, k in last.items():
             if e not in heads:
