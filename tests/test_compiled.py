@@ -588,3 +588,27 @@ def test_frozen_package_predicts_as_the_plain_graph_and_is_reused(monkeypatch, t
     again.hybridize(backend="inductor")
     _close(again(x).asnumpy(), plain(x).asnumpy())
     assert not built  # loaded from the package
+
+
+@pytest.mark.slow
+def test_compiled_training_keeps_the_weights_layout():
+    """A compiled training step of a network with convolutions gives the plain graph's
+    outputs and gradients without copying any convolution weight or weight gradient: with
+    inductor's layout optimization the graph converted each weight to channels-last and each
+    gradient back, and AccumulateGrad copied the gradient once more (executor/inductor.py)."""
+    from torch.profiler import profile  # pylint: disable=import-outside-toplevel
+    x = nd.random.uniform(shape=(2, 8, 6, 6))
+    plain, comp = _pair(ConvBN, x, static_alloc=True, static_shape=True)
+    with autograd.train_mode():
+        _step_both(plain, comp, x)
+    with profile(record_shapes=True) as prof:
+        with autograd.record():
+            y = comp(x)
+            (y * y).sum().backward()
+    _compiled(comp, 1)
+    weight = [8, 8, 3, 3]
+    copies = [e.name for e in prof.events() if e.name in ("aten::copy_", "aten::_to_copy")
+              and any(list(s) == weight for s in e.input_shapes if isinstance(s, (list, tuple)))]
+    assert not copies, copies
+    conv = [e for e in prof.events() if e.name == "aten::convolution_backward"]
+    assert len(conv) == 2  # the graph did run the convolutions' backward

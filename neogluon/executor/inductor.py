@@ -100,6 +100,14 @@ REFREEZE_CALLS = 20  # unchanged weights for this many prediction calls: frozen 
 _clock = time.process_time  # the calibration's clock (tests replace it): CPU time, not disturbed by other processes
 _ISA_DONE = []  # vec_isa_probe ran in this process
 _OPTIONS = {"fallback_random": True}
+# Graphs whose parameters are inputs (training, recorded calls, unfrozen prediction): no
+# layout optimization. With it, inductor runs a graph with convolutions in channels-last and
+# so converts every convolution weight to channels-last in the forward and every weight
+# gradient back in the backward, on each call: for ResNet-18 at batch 1, 2 x 47 MB of copies
+# (into fresh memory, page faults included) took 30-45 ms of a 150-190 ms training step
+# (one thread, CPU time), more than its channels-last activations saved, and the compiled
+# step lost to the plain graph; without it, 150 ms (benchmarks/bench_train_step.py).
+_UNFROZEN = {"layout_optimization": False}
 _LOG = logging.getLogger(__name__)
 
 
@@ -243,7 +251,7 @@ class InductorGraph:
         # inductor folds BatchNorm itself (fold.py's Python-side cache of folded weights would
         # be a side effect of the traced code, and guarded on)
         unfolded = self.graph.fn(is_train, tensors, fold=False)
-        compiled = _lazy_compile(unfolded)
+        compiled = _lazy_compile(unfolded, _UNFROZEN)
         calibrate = os.environ.get("NEOGLUON_COMPILE_CALIBRATE", "1") != "0"
         key = (mode, tuple((tensors[k].shape, tensors[k].dtype) for k in self.data_index))
         chosen = (lambda choice: self.choices.__setitem__(key, choice)) if calibrate else None
@@ -272,15 +280,16 @@ def _with_passes(options):
     return dict(options, post_grad_custom_post_pass=UnfuseBias())
 
 
-def _lazy_compile(fn):
-    """``torch.compile(fn)``, made at its first call: a process whose prediction comes from
-    a cached package (below) never imports dynamo (seconds)."""
+def _lazy_compile(fn, options=None):
+    """``torch.compile(fn)`` with inductor ``options`` added to :data:`_OPTIONS`, made at its
+    first call: a process whose prediction comes from a cached package (below) never imports
+    dynamo (seconds)."""
     made = []
 
     def run(*args):
         if not made:
             _prepare()
-            made.append(torch.compile(fn, dynamic=False, options=_with_passes(_OPTIONS)))
+            made.append(torch.compile(fn, dynamic=False, options=_with_passes(dict(_OPTIONS, **(options or {})))))
         return made[0](*args)
     run.fn = fn
     return run
