@@ -539,17 +539,6 @@ def test_fused_lstm_layer_trains_as_the_plain_graph():
     _compiled(comp, 1)
 
 
-# ---------------------------------------------------------------------- thread settings
-def test_omp_wait_policy_is_passive_unless_chosen():
-    from neogluon import threads
-    env = {}
-    assert threads.configure(env, {}) and env == {"OMP_WAIT_POLICY": "PASSIVE"}
-    env = {"OMP_WAIT_POLICY": "ACTIVE"}
-    assert not threads.configure(env, {}) and env == {"OMP_WAIT_POLICY": "ACTIVE"}
-    env = {}
-    assert not threads.configure(env, {"torch": torch}) and env == {}  # too late: OpenMP read it already
-
-
 class ConvBN(gluon.HybridBlock):
     """conv-BN-relu, conv-BN, a residual add and a Dense head: what freezing folds and prepacks."""
 
