@@ -293,7 +293,7 @@ def test_frozen_graphs_are_packaged_once_and_reloaded(monkeypatch, tmp_path):
     plain, comp = _pair(mlp, x, backend="inductor")
     _close(comp(x).asnumpy(), plain(x).asnumpy())
     assert len(fake.built) == 1 and len(fake.loaded) == 1
-    assert fake.options == dict(inductor._AUTOTUNE, freezing=False, **{"cpp.weight_prepack": False})  # freeze_options
+    assert fake.options == dict(inductor._SMALL, freezing=False, **{"cpp.weight_prepack": False})  # freeze_options
     packages = sorted(p.name for p in (tmp_path / "packages").iterdir())
     assert len(packages) == 2 and packages[0].endswith(".json") and packages[1].endswith(".pt2")
     path = fake.loaded[0]
@@ -355,12 +355,12 @@ def test_graphs_are_frozen_only_with_convolutions():
     assert inductor.freeze_options(None) == {}
 
 
-def test_small_frozen_graphs_autotune_their_matrix_products(monkeypatch):
+def test_small_frozen_graphs_autotune_their_matrix_products_with_serial_kernels(monkeypatch):
     x = mx.sym.var("x")
     dense = mx.sym.FullyConnected(x, num_hidden=3)
     small = [torch.zeros(3, 10), torch.zeros(3)]
     unfrozen = {"freezing": False, "cpp.weight_prepack": False}
-    assert inductor.freeze_options(dense, small) == dict(inductor._AUTOTUNE, **unfrozen)
+    assert inductor.freeze_options(dense, small) == dict(inductor._AUTOTUNE, **unfrozen, **{"cpp.threads": 1})
     assert inductor._AUTOTUNE["max_autotune"] and inductor._AUTOTUNE["autotune_num_choices_displayed"] == 0
     monkeypatch.setattr(inductor, "AUTOTUNE_PARAMS", 32)  # 33 parameter elements: not small
     assert inductor.freeze_options(dense, small) == unfrozen

@@ -445,11 +445,25 @@ _CONVOLUTIONS = ("Convolution", "Deconvolution")
 AUTOTUNE_PARAMS = 1 << 20
 _AUTOTUNE = {"max_autotune": True, "max_autotune_gemm_backends": "CPP,ATEN",
              "autotune_num_choices_displayed": 0, "max_autotune_report_choices_stats": False}  # quietly
+# Inductor writes the intra-op thread count of the moment into the C++ kernels it generates
+# (``torch.get_num_threads()``, or ``cpp.threads``): serial loops when it is 1, else OpenMP
+# regions. neogluon's adaptive count (neogluon/threads.py) is 1 whenever another process was
+# runnable, so a package built on a busy machine had serial kernels and one built on an idle
+# machine parallel ones, and the disk cache then served either to every later process (the
+# key holds no thread count): LeNet's predictions were fast or slow by the load of the day
+# they compiled. A small graph's kernels (a few microseconds each) gain nothing from a second
+# thread and pay its wake-up in every region, so they are always generated serial (aten's
+# matrix products, ``addmm``/MKL, still use the threads of the call). Measured with
+# benchmarks/compile_threads.py on 2026-11-28 at load 3-5 (other engineers' jobs), medians of 8
+# alternating rounds of 200 calls, serial kernels against kernels generated at 2 threads (what
+# an idle machine compiled): run at 2 threads, LeNet b1 0.102 against 0.305 ms, LeNet b16 0.349
+# against 0.413 ms; run at 1 thread 0.111 against 0.302 ms and 0.389 against 0.477 ms.
+_SMALL = dict(_AUTOTUNE, **{"cpp.threads": 1})
 
 
 def freeze_options(symbol, params=None):
-    """Inductor options of a frozen graph: GEMM autotuning when its ``params`` (tensors) are
-    small (:data:`AUTOTUNE_PARAMS`), and, for a graph without convolutions, no freezing.
+    """Inductor options of a frozen graph: GEMM autotuning and serial kernels when its
+    ``params`` (tensors) are small (:data:`AUTOTUNE_PARAMS`), and, for a graph without convolutions, no freezing.
     Freezing pays for convolutions (BatchNorm folded, oneDNN weight layouts), but it packs a
     float32 Linear's weights for MKL (``mkl::_mkl_linear``), no faster than ``addmm`` for
     MLP/BERT-sized layers and about 20% slower for the LSTMCell benchmark's many small ones
@@ -464,7 +478,7 @@ def freeze_options(symbol, params=None):
         return {}
     ops = {node["op"] for node in json.loads(symbol.tojson())["nodes"]}
     small = params is not None and sum(p.numel() for p in params) <= AUTOTUNE_PARAMS
-    options = dict(_AUTOTUNE) if small else {}
+    options = dict(_SMALL) if small else {}
     if not ops.intersection(_CONVOLUTIONS):
         options.update({"freezing": False, "cpp.weight_prepack": False})
     return options
