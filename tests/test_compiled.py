@@ -554,6 +554,52 @@ class ConvBN(gluon.HybridBlock):
         return self.head(F.relu(self.body(x) + x))
 
 
+class _BoxedLoader:
+    """AOTInductor's loaded model as _Packaged sees it: ``__call__`` (the documented call) and
+    ``loader`` (``get_call_spec``, ``boxed_run`` on a flat list of tensors)."""
+
+    def __init__(self, fn, out_spec, n_in=1):
+        from torch.utils import _pytree
+        self.fn, self.boxed, self.called = fn, 0, 0
+        in_spec = _pytree.tree_flatten((tuple(torch.zeros(1) for _ in range(n_in)), {}))[1]
+        self.loader = self
+        self.spec = [_pytree.treespec_dumps(in_spec), _pytree.treespec_dumps(out_spec)]
+        self.out_spec = out_spec
+
+    def get_call_spec(self):
+        return self.spec
+
+    def boxed_run(self, flat):
+        self.boxed += 1
+        return self.fn(*flat)
+
+    def __call__(self, *data):
+        from torch.utils import _pytree
+        self.called += 1
+        return _pytree.tree_unflatten(self.fn(*data), self.out_spec)
+
+
+def test_packages_run_boxed_with_the_call_specification_decoded_once():
+    from torch.utils import _pytree
+    x = torch.arange(6.0).reshape(2, 3)
+    two = lambda a: [a + 1, a * 2]  # noqa: E731
+    flat = _BoxedLoader(two, _pytree.tree_flatten((x, x))[1])
+    run = inductor._Packaged(flat)
+    for _ in range(3):
+        out = run(x)
+        assert len(out) == 2 and torch.equal(out[0], x + 1) and torch.equal(out[1], x * 2)
+    assert (flat.boxed, flat.called) == (3, 0)
+    nested = _BoxedLoader(two, _pytree.tree_flatten(((x,), {"b": x}))[1])  # not a flat tuple: unflattened
+    out = inductor._Packaged(nested)(x.t())  # a non-contiguous input is made contiguous
+    assert nested.boxed == 1 and torch.equal(out[0][0], x.t() + 1) and torch.equal(out[1]["b"], x.t() * 2)
+    single = _BoxedLoader(lambda a: [a - 1], _pytree.tree_flatten(x)[1])
+    out = inductor._Packaged(single)(x)
+    assert len(out) == 1 and torch.equal(out[0], x - 1)
+    other = _BoxedLoader(two, _pytree.tree_flatten((x, x))[1], n_in=2)  # another input specification
+    out = inductor._Packaged(other)(x)
+    assert (other.boxed, other.called) == (0, 1) and torch.equal(out[1], x * 2)
+
+
 @pytest.mark.slow
 def test_frozen_package_predicts_as_the_plain_graph_and_is_reused(monkeypatch, tmp_path):
     monkeypatch.setenv("NEOGLUON_COMPILE_PACKAGE", "1")
@@ -567,6 +613,10 @@ def test_frozen_package_predicts_as_the_plain_graph_and_is_reused(monkeypatch, t
     _close(comp(x).asnumpy(), plain(x).asnumpy())
     frozen = [f for f in comp._cached_op.compiled._fns.values() if isinstance(f, inductor._Frozen)][0]
     assert frozen.package is not None and isinstance(frozen.frozen, inductor._Packaged)
+    packaged = frozen.frozen
+    assert packaged._run and packaged._out_spec is None  # the boxed run: the call specification decoded once
+    documented = packaged.loader(x._t)  # AOTInductor's own call
+    assert len(documented) == 1 and torch.equal(packaged(x._t)[0], documented[0])
     built = []
     monkeypatch.setattr(inductor, "_export_package", lambda *a: built.append(a))
     again = ConvBN()
