@@ -68,7 +68,7 @@ USER_VARIABLES = ("OMP_NUM_THREADS", "MXNET_CPU_WORKER_NTHREADS")
 LOADAVG = "/proc/loadavg"
 
 
-SPIN_COUNT = "10000"  # libgomp's spins before a waiting thread sleeps: about 0.2 ms here (docstring)
+SPIN_COUNT = "10000"  # libgomp's spins before a waiting thread sleeps: about 0.15 ms here (docstring)
 
 
 def configure(environ=os.environ, modules=sys.modules):
