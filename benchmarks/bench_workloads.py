@@ -364,10 +364,14 @@ class Remote:
 
     def __init__(self, python, lib, threads, env=None):
         if threads:
-            e = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads), **(env or {}))
+            e = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads))
         else:  # the library's own choice (neogluon: its adaptive policy, neogluon/threads.py)
             e = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-            e.update(env or {})
+        for k, v in (env or {}).items():  # None: not set in the worker
+            if v is None:
+                e.pop(k, None)
+            else:
+                e[k] = v
         if lib == "neogluon":
             e["PYTHONPATH"] = ROOT + os.pathsep + e.get("PYTHONPATH", "")
         self.proc = subprocess.Popen([python, os.path.abspath(__file__), "--worker", lib], env=e,

@@ -1,106 +1,114 @@
-"""How a hybridized call slows down when another CPU-bound process runs (issue 17, speed under load).
+"""OpenMP's wait policy and spin count, and the intra-op thread count, alone and beside a
+CPU-bound process (issue 17, speed under load).
 
-Four settings, each in its own worker process (OMP_WAIT_POLICY must be set before torch
-loads): torch's default intra-op threads, 1 thread, OMP_WAIT_POLICY=PASSIVE with the
-default threads, and neogluon's defaults (PASSIVE and the intra-op threads adapted to the free
-cores, neogluon/threads.py). Rounds alternate the settings, each measured alone and then beside a
-neighbour process running torch matmuls on one thread; the figures are ratios
-and spreads, since the machine is shared. The worker imports torch before neogluon, so
-"default" is torch's own OpenMP default (neogluon/threads.py, which asks for PASSIVE, comes
-too late there). Not a test: ``python benchmarks/thread_load.py``.
+Each setting runs in its own worker process (OMP_WAIT_POLICY and GOMP_SPINCOUNT must be set
+before torch loads; torch's wheel uses libgomp): torch's OpenMP defaults, 1 thread, PASSIVE
+without spinning (neogluon's default before 2026-11-28), PASSIVE with a short spin
+(``GOMP_SPINCOUNT``), and neogluon's own default (nothing set: neogluon/threads.py chooses).
+Except for "neogluon", the settings turn the adaptive thread count off, so that they show
+the wait policy alone. Every worker runs the same call of benchmarks/bench_workloads.py's
+workloads (``--variant static``: the compiled backend; ``hybridized``: the plain graph;
+``torch``: raw torch). Each round measures every setting alone (in a rotating order), then
+starts a neighbour (torch matmuls on one thread) and measures every setting again; ratios and
+spreads, since the machine is shared. Workers share one inductor cache, so they run the same
+compiled code. Not a test::
+
+    python benchmarks/thread_load.py [--only mlp_b64 lenet_b16] [--variant static]
+        [--rounds 6] [--clock cpu] [--configs PASSIVE spin10k neogluon]
 """
-import json
+import argparse
 import os
 import statistics
 import subprocess
 import sys
 import time
 
-CONFIGS = {
-    "default": {"NEOGLUON_ADAPTIVE_THREADS": "0"},
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_workloads as bw  # noqa: E402  pylint: disable=wrong-import-position
+
+OFF = {"NEOGLUON_ADAPTIVE_THREADS": "0"}
+CONFIGS = {  # each worker's settings; anything of CLEARED not named here is unset
+    # torch's own OpenMP default (libgomp's 300000 spins; an explicit GOMP_SPINCOUNT overrides the policy's)
+    "default": dict(OFF, OMP_WAIT_POLICY="PASSIVE", GOMP_SPINCOUNT="300000"),
     "1 thread": {"OMP_NUM_THREADS": "1"},
-    "PASSIVE": {"OMP_WAIT_POLICY": "PASSIVE", "NEOGLUON_ADAPTIVE_THREADS": "0"},
-    "adaptive": {"OMP_WAIT_POLICY": "PASSIVE"},  # neogluon's defaults (neogluon/threads.py)
+    "PASSIVE": dict(OFF, OMP_WAIT_POLICY="PASSIVE"),
+    "spin3k": dict(OFF, OMP_WAIT_POLICY="PASSIVE", GOMP_SPINCOUNT="3000"),
+    "spin10k": dict(OFF, OMP_WAIT_POLICY="PASSIVE", GOMP_SPINCOUNT="10000"),
+    "spin30k": dict(OFF, OMP_WAIT_POLICY="PASSIVE", GOMP_SPINCOUNT="30000"),
+    "spin100k": dict(OFF, OMP_WAIT_POLICY="PASSIVE", GOMP_SPINCOUNT="100000"),
+    "PASSIVE+adaptive": {"OMP_WAIT_POLICY": "PASSIVE"},  # neogluon's default before 2026-11-28
+    "neogluon": {},  # whatever neogluon/threads.py chooses, adaptive thread count on
 }
-
-WORKER = r'''
-import json, sys, time
-import torch
-import neogluon as mx
-from neogluon.gluon import nn
-kind = sys.argv[1]
-net = nn.HybridSequential()
-if kind == "lenet":
-    net.add(nn.Conv2D(6, 5, activation="relu"), nn.MaxPool2D(2, 2), nn.Conv2D(16, 5, activation="relu"),
-            nn.MaxPool2D(2, 2), nn.Flatten(), nn.Dense(120, activation="relu"), nn.Dense(84, activation="relu"),
-            nn.Dense(10))
-    x = mx.nd.random.uniform(shape=(16, 1, 28, 28))
-else:
-    net.add(nn.Dense(512, activation="relu"), nn.Dense(512, activation="relu"), nn.Dense(10))
-    x = mx.nd.random.uniform(shape=(64, 784))
-net.initialize()
-net.hybridize()
-for _ in range(20):
-    net(x).wait_to_read()
-print(json.dumps({"threads": torch.get_num_threads()}), flush=True)
-for line in sys.stdin:
-    n = int(line)
-    times = []
-    for _ in range(n):
-        t = time.perf_counter()
-        net(x).wait_to_read()
-        times.append(time.perf_counter() - t)
-    print(json.dumps(times), flush=True)
-'''
-
-NEIGHBOUR = r'''
-import torch
-a = torch.randn(512, 512)
-while True:
-    a = torch.tanh(a @ a)
-'''
+CLEARED = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "NEOGLUON_ADAPTIVE_THREADS")
 
 
-def main(kind="mlp", rounds=4, calls=60):
-    workers = {}
-    for name, env in CONFIGS.items():
-        e = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY",
-                                                                "NEOGLUON_ADAPTIVE_THREADS")}
-        e.update(env)
-        p = subprocess.Popen([sys.executable, "-c", WORKER, kind], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             env=e, text=True)
-        info = json.loads(p.stdout.readline())
-        workers[name] = p
-        print("%-9s torch threads %d" % (name, info["threads"]))
-    times = {(name, load): [] for name in CONFIGS for load in ("alone", "loaded")}
+def worker(name):
+    """A bench_workloads worker process with setting ``name`` (and none of the caller's)."""
+    env = dict.fromkeys(CLEARED)
+    env.update(CONFIGS[name])
+    return bw.Remote(sys.executable, "neogluon", 0, env)
 
-    def measure(name):
-        p = workers[name]
-        p.stdin.write("%d\n" % calls)
-        p.stdin.flush()
-        return json.loads(p.stdout.readline())
 
+def p95(v):
+    v = sorted(v)
+    return v[int(0.95 * (len(v) - 1))]
+
+
+def run(workload, variant, configs, rounds, clock, modes=bw.MODES):
+    workers = {name: worker(name) for name in configs}
+    calls = max(10, min(100, int(0.1 / bw._guess(workload))))  # pylint: disable=protected-access
     try:
-        for _ in range(rounds):
-            for name in CONFIGS:
-                times[(name, "alone")] += measure(name)
-                nb = subprocess.Popen([sys.executable, "-c", NEIGHBOUR], env=dict(os.environ, OMP_NUM_THREADS="1"))
-                time.sleep(1.0)
-                times[(name, "loaded")] += measure(name)
-                nb.kill()
-                nb.wait()
+        for w in workers.values():
+            w.request({"cmd": "setup", "workload": workload, "variants": [variant]})
+        plan = [(name, m) for name in configs for m in modes]
+        times = {(k, load): [] for k in plan for load in ("alone", "loaded")}
+        medians = {(k, load): [] for k in plan for load in ("alone", "loaded")}
+        for r in range(rounds):
+            order = plan[r % len(plan):] + plan[:r % len(plan)]
+            for load in ("alone", "loaded"):
+                nb = None
+                if load == "loaded":
+                    nb = subprocess.Popen([sys.executable, "-c", bw.NEIGHBOUR], env=dict(os.environ, OMP_NUM_THREADS="1"))
+                    time.sleep(1.0)
+                try:
+                    for name, m in order:
+                        t = workers[name].request({"cmd": "time", "variant": variant, "mode": m, "calls": calls,
+                                                   "clock": clock})
+                        times[((name, m), load)] += t
+                        medians[((name, m), load)].append(statistics.median(t))
+                finally:
+                    if nb is not None:
+                        nb.kill()
+                        nb.wait()
     finally:
-        for p in workers.values():
-            p.kill()
-    print("%s: ms per call (median, p95), slowdown loaded/alone (median, p95); %d rounds x %d calls"
-          % (kind, rounds, calls))
-    for name in CONFIGS:
-        a, b = sorted(times[(name, "alone")]), sorted(times[(name, "loaded")])
-        med = lambda v: statistics.median(v) * 1e3  # noqa: E731
-        p95 = lambda v: v[int(0.95 * (len(v) - 1))] * 1e3  # noqa: E731
-        print("%-9s alone %7.2f %7.2f   loaded %7.2f %7.2f   slowdown %5.2fx %5.2fx"
-              % (name, med(a), p95(a), med(b), p95(b), med(b) / med(a), p95(b) / p95(a)))
+        for w in workers.values():
+            w.close()
+    print("%s %s (%s clock): ms per call alone (median of round medians [min-max], p95 of calls), beside one "
+          "CPU-bound process, slowdown (median, p95); %d rounds x %d calls" % (workload, variant, clock, rounds, calls))
+    for m in modes:
+        for name in configs:
+            a, b = medians[((name, m), "alone")], medians[((name, m), "loaded")]
+            ta, tb = times[((name, m), "alone")], times[((name, m), "loaded")]
+            print("  %-5s %-16s alone %7.3f [%.3f-%.3f] p95 %7.3f   loaded %7.3f p95 %7.3f   slowdown %5.2fx %5.2fx"
+                  % (m, name, statistics.median(a) * 1e3, min(a) * 1e3, max(a) * 1e3, p95(ta) * 1e3,
+                     statistics.median(b) * 1e3, p95(tb) * 1e3, statistics.median(tb) / statistics.median(ta),
+                     p95(tb) / p95(ta)))
+        sys.stdout.flush()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--only", nargs="+", default=["mlp_b64", "lenet_b16"], choices=sorted(bw.WORKLOADS))
+    ap.add_argument("--variant", default="static", choices=["static", "hybridized", "torch"])
+    ap.add_argument("--configs", nargs="+", default=["default", "1 thread", "PASSIVE", "spin10k", "neogluon"],
+                    choices=list(CONFIGS))
+    ap.add_argument("--modes", nargs="+", default=list(bw.MODES), choices=list(bw.MODES))
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--clock", default="wall", choices=["wall", "cpu"])
+    args = ap.parse_args(argv)
+    for workload in args.only:
+        run(workload, args.variant, args.configs, args.rounds, args.clock, args.modes)
 
 
 if __name__ == "__main__":
-    main(*(sys.argv[1:2] or ["mlp"]))
+    main()

@@ -1,5 +1,5 @@
-"""Thread settings that hold under load (issue 17): OpenMP's wait policy, chosen before torch
-starts its thread pool, and the number of intra-op threads, adapted to the cores other work
+"""Thread settings that hold under load (issue 17): OpenMP's wait policy and spin count, chosen
+before torch starts its thread pool, and the number of intra-op threads, adapted to the cores other work
 leaves free.
 
 **Wait policy.** torch's CPU kernels run on OpenMP threads that spin-wait between parallel
@@ -11,6 +11,30 @@ with torch's defaults, 0.84 -> 0.84 ms with ``OMP_WAIT_POLICY=PASSIVE`` and 0.67
 with one thread. So, unless the user chose otherwise, neogluon asks for passive waiting; it
 must be set before torch is imported (OpenMP reads it once), so it has no effect when torch
 was imported first.
+
+**Spin count.** PASSIVE alone means libgomp's zero spin: a thread sleeps in the kernel as
+soon as a parallel region ends, and every region then wakes it through a futex, so a small
+graph of many short regions pays a wake-up in each. The MLP's three GEMMs (batch 64,
+784-512-512-10, raw torch, 2 threads, idle machine) took 0.47 ms with libgomp's default
+spin (300000 spins), 0.69 ms with PASSIVE and 0.46 ms with PASSIVE and ``GOMP_SPINCOUNT=10000``
+(the lead's measurement, 2026-11-28). With one other job running (load 1-2), raw torch at a
+fixed 2 threads took 1.94 ms with PASSIVE, 0.48 ms with the default spin, 0.48 ms with 50000
+spins and 2.42 ms [0.47-2.65] with 10000 (medians of 6 alternating rounds of 300 calls): a
+fixed pair of threads beside another job needs the long spin, which is why the adaptive count
+below drops to one thread then. libgomp spins roughly 55000-75000 times per ms here (a
+worker thread's CPU time after the last region: at most 5.4 ms for 300000 spins, 1.3 ms for
+100000), so 10000 spins keep a thread awake for about 0.15 ms after a region: enough between the
+regions of one call and between back-to-back calls, and short enough that a thread idle
+for longer gives its core back. So neogluon sets ``GOMP_SPINCOUNT=10000`` with PASSIVE
+(:data:`SPIN_COUNT`); a user's ``GOMP_SPINCOUNT`` is kept, and a user's
+``OMP_WAIT_POLICY`` leaves both alone. Beside a CPU-bound neighbour the adaptive count
+below runs one thread, which has nobody to wait for, so the spin costs nothing there:
+``benchmarks/thread_load.py`` (the compiled MLP b64, 6 rounds, 2026-11-28, load 3-5 from
+other jobs throughout) slowed 1.03x in the median and p95 for inference with the spin and
+the adaptive count, 1.00x / 1.43x with PASSIVE and the adaptive count; with the adaptive count
+off, 2 threads and a spin beside that load are as bad as PASSIVE (both several times slower).
+The training steps were dominated by the other jobs in both (2.8-2.9 ms alone, 10.8-11.0
+beside the neighbour). Not measured on an idle machine (there was none that day).
 
 **Intra-op threads.** Even with passive waiting, a parallel region ends when its slowest
 thread does: with ``n`` threads on ``n`` cores and one other runnable thread, one of ours
@@ -44,12 +68,21 @@ USER_VARIABLES = ("OMP_NUM_THREADS", "MXNET_CPU_WORKER_NTHREADS")
 LOADAVG = "/proc/loadavg"
 
 
+SPIN_COUNT = "10000"  # libgomp's spins before a waiting thread sleeps: about 0.15 ms here (docstring)
+
+
 def configure(environ=os.environ, modules=sys.modules):
-    """Set ``OMP_WAIT_POLICY=PASSIVE`` unless it is set or torch is already loaded; whether set."""
+    """Before torch loads: ``OMP_WAIT_POLICY=PASSIVE`` with a short spin
+    (``GOMP_SPINCOUNT=``:data:`SPIN_COUNT`), unless the user chose a wait policy (then
+    neither is touched) or a spin count (then kept). The variables set (a dict), empty when
+    torch was already loaded (OpenMP read its settings then) or the user chose."""
     if "OMP_WAIT_POLICY" in environ or "torch" in modules:
-        return False
-    environ["OMP_WAIT_POLICY"] = "PASSIVE"
-    return True
+        return {}
+    chosen = {"OMP_WAIT_POLICY": "PASSIVE"}
+    if "GOMP_SPINCOUNT" not in environ:
+        chosen["GOMP_SPINCOUNT"] = SPIN_COUNT
+    environ.update(chosen)
+    return chosen
 
 
 def user_choice(environ=os.environ):

@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 
 import neogluon as mx
 from neogluon import autograd, gluon, nd
@@ -536,3 +537,23 @@ def test_symbolblock_shares_params_and_composes():
     composed = feat(mx.sym.var("other"))
     assert composed.list_arguments()[0] == "other"
     assert repr(feat).startswith("SymbolBlock(\n<Symbol ")
+
+
+def test_a_hybridized_call_sets_torchs_grad_mode_only_for_its_graph():
+    net = mx.gluon.nn.Dense(3, in_units=4)
+    net.initialize()
+    net.hybridize()
+    x = mx.nd.ones((2, 4))
+    assert torch.is_grad_enabled()
+    net(x)
+    assert torch.is_grad_enabled()  # back after a prediction call (run without autograd)
+    with mx.autograd.record():
+        y = net(x)
+    assert y._t.requires_grad and torch.is_grad_enabled()
+    with torch.no_grad():
+        with mx.autograd.record():
+            assert net(x)._t.requires_grad  # recording: the graph runs with autograd, as MXNet records
+        assert not torch.is_grad_enabled()  # the caller's mode restored
+    with pytest.raises(MXNetError):
+        net(mx.nd.ones((2, 5)))  # a user's error inside the graph
+    assert torch.is_grad_enabled()

@@ -293,7 +293,7 @@ def test_frozen_graphs_are_packaged_once_and_reloaded(monkeypatch, tmp_path):
     plain, comp = _pair(mlp, x, backend="inductor")
     _close(comp(x).asnumpy(), plain(x).asnumpy())
     assert len(fake.built) == 1 and len(fake.loaded) == 1
-    assert fake.options == dict(inductor._AUTOTUNE, freezing=False, **{"cpp.weight_prepack": False})  # freeze_options
+    assert fake.options == dict(inductor._SMALL, freezing=False, **{"cpp.weight_prepack": False})  # freeze_options
     packages = sorted(p.name for p in (tmp_path / "packages").iterdir())
     assert len(packages) == 2 and packages[0].endswith(".json") and packages[1].endswith(".pt2")
     path = fake.loaded[0]
@@ -355,12 +355,12 @@ def test_graphs_are_frozen_only_with_convolutions():
     assert inductor.freeze_options(None) == {}
 
 
-def test_small_frozen_graphs_autotune_their_matrix_products(monkeypatch):
+def test_small_frozen_graphs_autotune_their_matrix_products_with_serial_kernels(monkeypatch):
     x = mx.sym.var("x")
     dense = mx.sym.FullyConnected(x, num_hidden=3)
     small = [torch.zeros(3, 10), torch.zeros(3)]
     unfrozen = {"freezing": False, "cpp.weight_prepack": False}
-    assert inductor.freeze_options(dense, small) == dict(inductor._AUTOTUNE, **unfrozen)
+    assert inductor.freeze_options(dense, small) == dict(inductor._AUTOTUNE, **unfrozen, **{"cpp.threads": 1})
     assert inductor._AUTOTUNE["max_autotune"] and inductor._AUTOTUNE["autotune_num_choices_displayed"] == 0
     monkeypatch.setattr(inductor, "AUTOTUNE_PARAMS", 32)  # 33 parameter elements: not small
     assert inductor.freeze_options(dense, small) == unfrozen
@@ -539,17 +539,6 @@ def test_fused_lstm_layer_trains_as_the_plain_graph():
     _compiled(comp, 1)
 
 
-# ---------------------------------------------------------------------- thread settings
-def test_omp_wait_policy_is_passive_unless_chosen():
-    from neogluon import threads
-    env = {}
-    assert threads.configure(env, {}) and env == {"OMP_WAIT_POLICY": "PASSIVE"}
-    env = {"OMP_WAIT_POLICY": "ACTIVE"}
-    assert not threads.configure(env, {}) and env == {"OMP_WAIT_POLICY": "ACTIVE"}
-    env = {}
-    assert not threads.configure(env, {"torch": torch}) and env == {}  # too late: OpenMP read it already
-
-
 class ConvBN(gluon.HybridBlock):
     """conv-BN-relu, conv-BN, a residual add and a Dense head: what freezing folds and prepacks."""
 
@@ -565,6 +554,52 @@ class ConvBN(gluon.HybridBlock):
         return self.head(F.relu(self.body(x) + x))
 
 
+class _BoxedLoader:
+    """AOTInductor's loaded model as _Packaged sees it: ``__call__`` (the documented call) and
+    ``loader`` (``get_call_spec``, ``boxed_run`` on a flat list of tensors)."""
+
+    def __init__(self, fn, out_spec, n_in=1):
+        from torch.utils import _pytree
+        self.fn, self.boxed, self.called = fn, 0, 0
+        in_spec = _pytree.tree_flatten((tuple(torch.zeros(1) for _ in range(n_in)), {}))[1]
+        self.loader = self
+        self.spec = [_pytree.treespec_dumps(in_spec), _pytree.treespec_dumps(out_spec)]
+        self.out_spec = out_spec
+
+    def get_call_spec(self):
+        return self.spec
+
+    def boxed_run(self, flat):
+        self.boxed += 1
+        return self.fn(*flat)
+
+    def __call__(self, *data):
+        from torch.utils import _pytree
+        self.called += 1
+        return _pytree.tree_unflatten(self.fn(*data), self.out_spec)
+
+
+def test_packages_run_boxed_with_the_call_specification_decoded_once():
+    from torch.utils import _pytree
+    x = torch.arange(6.0).reshape(2, 3)
+    two = lambda a: [a + 1, a * 2]  # noqa: E731
+    flat = _BoxedLoader(two, _pytree.tree_flatten((x, x))[1])
+    run = inductor._Packaged(flat)
+    for _ in range(3):
+        out = run(x)
+        assert len(out) == 2 and torch.equal(out[0], x + 1) and torch.equal(out[1], x * 2)
+    assert (flat.boxed, flat.called) == (3, 0)
+    nested = _BoxedLoader(two, _pytree.tree_flatten(((x,), {"b": x}))[1])  # not a flat tuple: unflattened
+    out = inductor._Packaged(nested)(x.t())  # a non-contiguous input is made contiguous
+    assert nested.boxed == 1 and torch.equal(out[0][0], x.t() + 1) and torch.equal(out[1]["b"], x.t() * 2)
+    single = _BoxedLoader(lambda a: [a - 1], _pytree.tree_flatten(x)[1])
+    out = inductor._Packaged(single)(x)
+    assert len(out) == 1 and torch.equal(out[0], x - 1)
+    other = _BoxedLoader(two, _pytree.tree_flatten((x, x))[1], n_in=2)  # another input specification
+    out = inductor._Packaged(other)(x)
+    assert (other.boxed, other.called) == (0, 1) and torch.equal(out[1], x * 2)
+
+
 @pytest.mark.slow
 def test_frozen_package_predicts_as_the_plain_graph_and_is_reused(monkeypatch, tmp_path):
     monkeypatch.setenv("NEOGLUON_COMPILE_PACKAGE", "1")
@@ -578,6 +613,10 @@ def test_frozen_package_predicts_as_the_plain_graph_and_is_reused(monkeypatch, t
     _close(comp(x).asnumpy(), plain(x).asnumpy())
     frozen = [f for f in comp._cached_op.compiled._fns.values() if isinstance(f, inductor._Frozen)][0]
     assert frozen.package is not None and isinstance(frozen.frozen, inductor._Packaged)
+    packaged = frozen.frozen
+    assert packaged._run and packaged._out_spec is None  # the boxed run: the call specification decoded once
+    documented = packaged.loader(x._t)  # AOTInductor's own call
+    assert len(documented) == 1 and torch.equal(packaged(x._t)[0], documented[0])
     built = []
     monkeypatch.setattr(inductor, "_export_package", lambda *a: built.append(a))
     again = ConvBN()

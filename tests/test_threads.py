@@ -164,3 +164,47 @@ def test_the_process_policy_honours_the_environment_at_import():
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.split()
     assert out[0] == "None" and 1 <= int(out[1]) <= len(os.sched_getaffinity(0))
+
+
+# ---------------------------------------------------------------------- OpenMP's wait policy (configure)
+def test_wait_policy_is_passive_with_a_short_spin_unless_chosen():
+    env = {}
+    assert threads.configure(env, {}) == {"OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": threads.SPIN_COUNT}
+    assert env == {"OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": threads.SPIN_COUNT}
+
+
+def test_a_chosen_wait_policy_is_left_alone_spin_count_and_all():
+    for chosen in ({"OMP_WAIT_POLICY": "ACTIVE"}, {"OMP_WAIT_POLICY": "PASSIVE"},
+                   {"OMP_WAIT_POLICY": "passive", "GOMP_SPINCOUNT": "0"}):
+        env = dict(chosen)
+        assert threads.configure(env, {}) == {} and env == chosen
+
+
+def test_a_chosen_spin_count_is_kept_with_the_passive_policy():
+    for spins in ("0", "300000", "infinite"):
+        env = {"GOMP_SPINCOUNT": spins}
+        assert threads.configure(env, {}) == {"OMP_WAIT_POLICY": "PASSIVE"}
+        assert env == {"OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": spins}
+
+
+def test_nothing_is_set_once_torch_is_loaded():
+    env = {}
+    assert threads.configure(env, {"torch": object()}) == {} and env == {}  # too late: OpenMP read it already
+
+
+def test_the_thread_count_variables_do_not_change_the_wait_policy():
+    for name in threads.USER_VARIABLES:
+        env = {name: "1"}
+        threads.configure(env, {})
+        assert env == {name: "1", "OMP_WAIT_POLICY": "PASSIVE", "GOMP_SPINCOUNT": threads.SPIN_COUNT}
+
+
+def test_import_sets_the_wait_policy_in_a_fresh_process():
+    code = "import os, neogluon; print(os.environ.get('OMP_WAIT_POLICY'), os.environ.get('GOMP_SPINCOUNT'))"
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    env["PYTHONPATH"] = ROOT
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["PASSIVE", threads.SPIN_COUNT]
+    out = subprocess.run([sys.executable, "-c", code], env=dict(env, GOMP_SPINCOUNT="5"), capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.split() == ["PASSIVE", "5"]

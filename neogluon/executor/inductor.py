@@ -460,11 +460,25 @@ _CONVOLUTIONS = ("Convolution", "Deconvolution")
 AUTOTUNE_PARAMS = 1 << 20
 _AUTOTUNE = {"max_autotune": True, "max_autotune_gemm_backends": "CPP,ATEN",
              "autotune_num_choices_displayed": 0, "max_autotune_report_choices_stats": False}  # quietly
+# Inductor writes the intra-op thread count of the moment into the C++ kernels it generates
+# (``torch.get_num_threads()``, or ``cpp.threads``): serial loops when it is 1, else OpenMP
+# regions. neogluon's adaptive count (neogluon/threads.py) is 1 whenever another process was
+# runnable, so a package built on a busy machine had serial kernels and one built on an idle
+# machine parallel ones, and the disk cache then served either to every later process (the
+# key holds no thread count): LeNet's predictions were fast or slow by the load of the day
+# they compiled. A small graph's kernels (a few microseconds each) gain nothing from a second
+# thread and pay its wake-up in every region, so they are always generated serial (aten's
+# matrix products, ``addmm``/MKL, still use the threads of the call). Measured with
+# benchmarks/compile_threads.py on 2026-11-28 at load 3-5 (other engineers' jobs), medians of 8
+# alternating rounds of 200 calls, serial kernels against kernels generated at 2 threads (what
+# an idle machine compiled): run at 2 threads, LeNet b1 0.102 against 0.305 ms, LeNet b16 0.349
+# against 0.413 ms; run at 1 thread 0.111 against 0.302 ms and 0.389 against 0.477 ms.
+_SMALL = dict(_AUTOTUNE, **{"cpp.threads": 1})
 
 
 def freeze_options(symbol, params=None):
-    """Inductor options of a frozen graph: GEMM autotuning when its ``params`` (tensors) are
-    small (:data:`AUTOTUNE_PARAMS`), and, for a graph without convolutions, no freezing.
+    """Inductor options of a frozen graph: GEMM autotuning and serial kernels when its
+    ``params`` (tensors) are small (:data:`AUTOTUNE_PARAMS`), and, for a graph without convolutions, no freezing.
     Freezing pays for convolutions (BatchNorm folded, oneDNN weight layouts), but it packs a
     float32 Linear's weights for MKL (``mkl::_mkl_linear``), no faster than ``addmm`` for
     MLP/BERT-sized layers and about 20% slower for the LSTMCell benchmark's many small ones
@@ -479,7 +493,7 @@ def freeze_options(symbol, params=None):
         return {}
     ops = {node["op"] for node in json.loads(symbol.tojson())["nodes"]}
     small = params is not None and sum(p.numel() for p in params) <= AUTOTUNE_PARAMS
-    options = dict(_AUTOTUNE) if small else {}
+    options = dict(_SMALL) if small else {}
     if not ops.intersection(_CONVOLUTIONS):
         options.update({"freezing": False, "cpp.weight_prepack": False})
     return options
@@ -599,14 +613,50 @@ def _load_package(path):
 
 
 class _Packaged:
-    """A loaded package as the frozen function: data tensors -> tuple of outputs."""
+    """A loaded package as the frozen function: data tensors -> tuple of outputs.
+
+    The package runs through its loader's ``boxed_run`` on the list of data tensors: the
+    loader's documented ``__call__`` decodes the package's call specification (two JSON
+    parses into pytree specs) and flattens and unflattens the arguments at every call, 40%
+    of the tutorial LeNet's prediction at batch 1 (pyinstrument, 2026-11-28). The
+    specification is decoded once, at the first call, and the documented call is kept when it
+    is not the flat one of ``entry(*data)`` (or the loader's internals moved)."""
 
     def __init__(self, loader):
         self.loader = loader
+        self._run = None  # boxed_run once the call specification is known flat; False: the documented call
+        self._out_spec = None  # the outputs' pytree spec; None: a flat tuple (or list) of tensors
 
     def __call__(self, *data):
-        out = self.loader(*[t if t.is_contiguous() else t.contiguous() for t in data])
+        data = [t if t.is_contiguous() else t.contiguous() for t in data]
+        if self._run is None:
+            self._direct(data)
+        if self._run:
+            out = self._run(list(data))
+            if self._out_spec is not None:
+                out = _pytree().tree_unflatten(out, self._out_spec)
+        else:
+            out = self.loader(*data)
         return tuple(out) if isinstance(out, (list, tuple)) else (out,)
+
+    def _direct(self, data):
+        self._run = False
+        try:
+            pytree = _pytree()
+            inner = self.loader.loader
+            in_spec, out_spec = (pytree.treespec_loads(spec) for spec in inner.get_call_spec())
+            if in_spec != pytree.tree_flatten((tuple(data), {}))[1]:
+                return
+            flat = out_spec.type in (tuple, list) and all(c.is_leaf() for c in out_spec.children())
+            self._out_spec = None if flat else out_spec
+            self._run = inner.boxed_run
+        except Exception:  # pylint: disable=broad-except
+            self._run = False
+
+
+def _pytree():
+    from torch.utils import _pytree  # pylint: disable=import-outside-toplevel
+    return _pytree
 
 
 def frozen_package(key, module, data, options=None):

@@ -36,6 +36,8 @@ from ..operator import registry
 from ..symbol import Symbol
 from ..symbol.symbol import create as _create_symbol
 
+_set_grad_enabled = torch._C._set_grad_enabled  # pylint: disable=protected-access
+
 __all__ = ["CachedOp", "Traced", "tracing", "register_backend", "partition", "flatten", "regroup",
            "wrap_traced", "unwrap_traced", "has_traced", "check_unused"]
 
@@ -174,12 +176,13 @@ class CachedOp:
         is_train = _STATE.training
         if self.callback is not None:
             outs = self._monitored(tensors, is_train)
-        elif _STATE.recording:
-            with torch.enable_grad():
+        else:  # torch's grad mode as recording says (what enable_grad()/no_grad() set, without their objects)
+            previous = torch.is_grad_enabled()
+            _set_grad_enabled(_STATE.recording)
+            try:
                 outs = self.compiled(tensors, is_train)
-        else:
-            with torch.no_grad():
-                outs = self.compiled(tensors, is_train)
+            finally:
+                _set_grad_enabled(previous)
         return [NDArray(o) for o in outs]
 
     def _monitored(self, tensors, is_train):
