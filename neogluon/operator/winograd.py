@@ -14,7 +14,7 @@ executor/inductor.py: the weights are constants, so their transform costs nothin
 for a plain 3x3 stride-1 convolution (one group, no dilation, float32, CPU) whose output is
 at least :data:`MIN_OUTPUT` square, and only where it measured faster: whether the direct
 convolution (oneDNN's, prepacked by inductor) or F(2x2,3x3) or F(4x4,3x3) serves a shape is
-decided once per (shapes, padding, bias), at the number of threads of that moment, as ``cudnn.benchmark`` and
+decided once per (shapes, padding, bias), on one thread, as ``cudnn.benchmark`` and
 conv_choice.py do: each is compiled alone with frozen random weights and timed
 alternately (:data:`TRIALS` rounds, the best call of each by the process's CPU time), a
 Winograd variant is eligible only if its output on the trial data is within
@@ -22,9 +22,15 @@ Winograd variant is eligible only if its output on the trial data is within
 and it is kept only if it beats the direct convolution by :data:`MARGIN`. The choices are
 recorded in a JSON file (the compiled backend keeps it beside inductor's cache, keyed by
 torch's version and the CPU), so later processes reuse them without timing (and find the
-same cached package: the choices are part of its key). On the 2-core test machine (one thread, CPU time): 128 channels at 28x28 1.29-1.49x
-faster with F(4x4,3x3), 256 at 14x14 1.12-1.14x with F(2x2,3x3), 64 at 56x56 even, 512
-at 7x7 0.57-0.82x (benchmarks/bench_winograd.py).
+same cached package: the choices are part of its key). On the 2-core test machine (one
+thread, CPU time, per layer with its ReLU): 128 channels at 28x28 1.29-1.49x faster with
+F(4x4,3x3), 256 at 14x14 1.12-1.14x with F(2x2,3x3), 64 at 56x56 even, 512
+at 7x7 0.57-0.82x (benchmarks/bench_winograd.py). The trials run on one thread: the
+process's CPU time then measures the kernels alone (with two threads it also counts
+OpenMP's waiting, and the second thread is often descheduled on a shared machine), and one
+thread is what a call runs on beside a CPU-bound neighbour (threads.py), where ResNet-18
+gains most: whole ResNet-18 b1 with the choices, one thread, 1.07-1.09x (28.6 -> 26.5 ms);
+on two threads the best calls were even (16.4 and 16.3 ms, load 2.6).
 
 ``NEOGLUON_WINOGRAD=0`` turns it off (every convolution direct, nothing timed).
 """
@@ -266,11 +272,16 @@ def _choose(data_shape, weight_shape, has_bias, pad):
     except Exception:  # pylint: disable=broad-except
         return 0  # inductor could not compile it: the direct convolution, as without this module
     best = {m: float("inf") for m in fns}
-    with torch.no_grad():
-        for _ in range(TRIALS):
-            for m, (fn, _) in fns.items():
-                start = _clock()
-                fn(data)
-                best[m] = min(best[m], _clock() - start)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # see the module's docstring
+    try:
+        with torch.no_grad():
+            for _ in range(TRIALS):
+                for m, (fn, _) in fns.items():
+                    start = _clock()
+                    fn(data)
+                    best[m] = min(best[m], _clock() - start)
+    finally:
+        torch.set_num_threads(threads)
     m = min(best, key=best.get)
     return m if m and best[m] * MARGIN < best[0] else 0
