@@ -113,9 +113,13 @@ def test_the_choice_is_made_once_recorded_and_reused(monkeypatch, tmp_path):
     assert winograd.prepare(lambda: net(x), record) == chosen and len(calls) == 1  # this process: reused
     monkeypatch.setattr(winograd, "_CHOSEN", {})  # a new process: read from the record, not timed
     assert winograd.prepare(lambda: net(x), record) == chosen and len(calls) == 1
-    monkeypatch.setenv("NEOGLUON_WINOGRAD", "0")  # the off switch: nothing chosen or timed
     monkeypatch.setattr(winograd, "_CHOSEN", {})
-    assert winograd.prepare(lambda: net(x), record) == {} and len(calls) == 1
+    for value in ("0", None):  # off, and off by default: nothing chosen or timed
+        if value is None:
+            monkeypatch.delenv("NEOGLUON_WINOGRAD")
+        else:
+            monkeypatch.setenv("NEOGLUON_WINOGRAD", value)
+        assert winograd.prepare(lambda: net(x), record) == {} and len(calls) == 1
 
 
 def test_a_direct_choice_is_recorded_and_serves_no_winograd(monkeypatch, tmp_path):

@@ -30,9 +30,13 @@ process's CPU time then measures the kernels alone (with two threads it also cou
 OpenMP's waiting, and the second thread is often descheduled on a shared machine), and one
 thread is what a call runs on beside a CPU-bound neighbour (threads.py), where ResNet-18
 gains most: whole ResNet-18 b1 with the choices, one thread, 1.07-1.09x (28.6 -> 26.5 ms);
-on two threads the best calls were even (16.4 and 16.3 ms, load 2.6).
-
-``NEOGLUON_WINOGRAD=0`` turns it off (every convolution direct, nothing timed).
+on two threads they lose (the whole network 0.96x, 17.0 -> 17.7 ms; per layer 128 channels
+at 28x28 0.66x with F(4x4,3x3), 64 at 56x56 1.02x; load 3): the transforms and the batched
+products of a batch-1 convolution split poorly over two threads, where oneDNN's direct
+convolution scales by 1.4-1.8x. So it is off unless asked for: ``NEOGLUON_WINOGRAD=1``
+turns it on (worth it where prediction runs on one thread: ``OMP_NUM_THREADS=1``, or a
+machine whose other work leaves one core); unset or ``0``, every convolution is direct and
+nothing is timed.
 """
 import contextlib
 import json
@@ -118,8 +122,8 @@ def conv2d(data, weight, bias=None, pad=(1, 1), m=2):
 
 # ---------------------------------------------------------------------- the per-shape choice
 def enabled():
-    """Whether Winograd convolutions may be chosen (``NEOGLUON_WINOGRAD=0`` in the environment: never)."""
-    return os.environ.get("NEOGLUON_WINOGRAD", "1") != "0"
+    """Whether Winograd convolutions may be chosen: ``NEOGLUON_WINOGRAD=1`` in the environment."""
+    return os.environ.get("NEOGLUON_WINOGRAD", "0") == "1"
 
 
 def _key(data, weight, bias, stride, pad, dilate, groups):
