@@ -42,6 +42,12 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   are "unpickleable"), so without packages every new process compiled anew.
   ``NEOGLUON_COMPILE_PACKAGE=0`` (or a graph that cannot be exported) uses torch.compile's
   freezing instead. A package holds a copy of the weights (ResNet-18: 48 MB).
+- **Winograd** (``NEOGLUON_WINOGRAD=1``; off by default: it pays on one thread only, see
+  operator/winograd.py). Before a frozen graph is packaged, it runs once eagerly to note its
+  3x3 stride-1 convolutions; each shape gets the faster of oneDNN's direct convolution and
+  Winograd's F(2x2,3x3)/F(4x4,3x3) (timed once, recorded in
+  ``<cache_dir>/neogluon_winograd.json``), and the graph is exported with those choices
+  (part of the package's key).
 - **Calibration.** For a small graph (the tutorial's LeNet at batch 1) the compiled code
   is slower than the plain graph: torch.compile's guards and runtime wrappers cost more
   than the Python it removes, and inductor's prepacked oneDNN convolutions lose to aten's
@@ -87,7 +93,7 @@ import warnings
 import torch
 
 from ..fileio import file_digest
-from ..operator import rnn
+from ..operator import rnn, winograd
 
 __all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_CALLS", "InductorGraph",
            "cache_dir", "frozen_package", "package_key", "vec_isa_probe", "wanted"]
@@ -383,9 +389,11 @@ class _Frozen:
         ``NEOGLUON_COMPILE_PACKAGE=0``, export failed) ``torch.compile`` with freezing."""
         if (self.symbol is not None and os.environ.get("NEOGLUON_COMPILE_PACKAGE", "1") != "0"
                 and all(t.device.type == "cpu" for t in data + self.params)):
-            key = package_key(self.symbol, data, self.params, self.is_param)
+            chosen = winograd.prepare(lambda: self.module.entry(*data), os.path.join(cache_dir(), "neogluon_winograd.json"))
+            key = package_key(self.symbol, data, self.params, self.is_param, chosen)
             options = freeze_options(self.symbol, self.params)
-            runner, self.package = frozen_package(key, self.module, data, options)
+            with winograd.active(chosen):
+                runner, self.package = frozen_package(key, self.module, data, options)
             if runner is not None:
                 self.traced = True
                 return runner
@@ -552,14 +560,15 @@ def _source_digest():
     return _SOURCE_DIGEST[0]
 
 
-def package_key(symbol, data, params, is_param):
+def package_key(symbol, data, params, is_param, kernels=None):
     """The disk-cache key of a frozen prediction graph: the graph's JSON (names aside),
     which inputs are Parameters, the data inputs' shapes, strides and dtypes, the
     parameters' shapes, dtypes and *values* (frozen into the package), torch's version, the
-    CPU and compiler, neogluon's sources and the compile options."""
+    CPU and compiler, neogluon's sources, the compile options and the ``kernels`` chosen for
+    its convolutions (operator/winograd.py)."""
     h = hashlib.sha256()
     for part in (torch.__version__, _cpu_key(), _source_digest(), _graph_json(symbol), repr(list(is_param)),
-                 repr(sorted(_OPTIONS.items()))):
+                 repr(sorted(_OPTIONS.items())), repr(sorted((kernels or {}).items()))):
         h.update(part.encode())
         h.update(b"\0")
     for t in data:

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from . import conv_choice
+from . import conv_choice, winograd
 from .registry import (Bool, Float, Int, Shape, Str, check_rule, implementation, register, require,
                        same_shape, shape_rule)
 
@@ -169,8 +169,8 @@ def convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, *
         if not fits or data.dim() != nd + 2 or (weight.size(0),) + weight.shape[2:] != wshape:
             raise MXNetError("Convolution: data %s or weight %s does not fit kernel=%s, num_filter=%d"
                              % (_shape(data), _shape(weight), kernel, num_filter))
-        if small and torch.compiler.is_compiling() and not torch.is_grad_enabled() and _im2col_pays(data, weight):
-            y = _im2col_conv2d(data, weight, bias, stride, pad)
+        if small and not torch.is_grad_enabled():
+            y = _predict_conv2d(data, weight, bias, stride, pad)
         else:
             y = conv(data, weight, bias, stride, pad, dilate, num_group)
         return _to_channel_last(y) if last else y
@@ -189,6 +189,24 @@ IM2COL_MACS = 1 << 19
 def _im2col_pays(data, weight):
     n, _, h, w = data.shape
     return n * h * w * weight.numel() <= IM2COL_MACS
+
+
+def _predict_conv2d(data, weight, bias, stride, pad):
+    """A plain 2-d convolution without gradients: traced for compiled prediction, a tiny one
+    as im2col and, in a frozen graph, one that measured faster so as Winograd's
+    (operator/winograd.py); run eagerly, ``F.conv2d`` (noted when a frozen graph's kernel
+    choice is being prepared)."""
+    tiny = _im2col_pays(data, weight)
+    if not torch.compiler.is_compiling():
+        if not tiny:
+            winograd.collect(data, weight, bias, stride, pad)
+        return F.conv2d(data, weight, bias, stride, pad)
+    if tiny:
+        return _im2col_conv2d(data, weight, bias, stride, pad)
+    m = winograd.tile(data, weight, bias, stride, pad)
+    if m:
+        return winograd.conv2d(data, weight, bias, pad, m)
+    return F.conv2d(data, weight, bias, stride, pad)
 
 
 def _im2col_conv2d(data, weight, bias, stride, pad):
