@@ -360,7 +360,10 @@ def test_small_frozen_graphs_autotune_their_matrix_products_with_serial_kernels(
     dense = mx.sym.FullyConnected(x, num_hidden=3)
     small = [torch.zeros(3, 10), torch.zeros(3)]
     unfrozen = {"freezing": False, "cpp.weight_prepack": False}
-    assert inductor.freeze_options(dense, small) == dict(inductor._AUTOTUNE, **unfrozen, **{"cpp.threads": 1})
+    serial = {"cpp.threads": 1, "cpp.dynamic_threads": False}
+    assert inductor.freeze_options(dense, small) == dict(inductor._AUTOTUNE, **unfrozen, **serial)
+    assert inductor._with_passes(inductor.freeze_options(dense, small))["cpp.dynamic_threads"] is False
+    assert inductor._with_passes(unfrozen)["cpp.dynamic_threads"] is True  # larger graphs: the call's count
     assert inductor._AUTOTUNE["max_autotune"] and inductor._AUTOTUNE["autotune_num_choices_displayed"] == 0
     monkeypatch.setattr(inductor, "AUTOTUNE_PARAMS", 32)  # 33 parameter elements: not small
     assert inductor.freeze_options(dense, small) == unfrozen

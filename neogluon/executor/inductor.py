@@ -280,10 +280,20 @@ def _prepare():
     rnn.prepare_compiled()
 
 
+# Inductor's C++ kernels run ``omp parallel num_threads(N)`` with N the thread count when
+# they were compiled, unless ``cpp.dynamic_threads``: then they use the count of each call.
+# neogluon's count adapts to the load (threads.py), so with N fixed a graph compiled while
+# the machine was busy stayed serial in every later process (the disk cache serves it), and
+# one compiled idle kept two threads in its own kernels when the policy had dropped to one.
+# Small graphs are compiled serial instead (:data:`_SMALL`).
+_DYNAMIC_THREADS = {"cpp.dynamic_threads": True}
+
+
 def _with_passes(options):
-    """``options`` with neogluon's own inductor pass (executor/unfuse_bias.py)."""
+    """``options`` with the kernels' thread count read at run time (unless ``options`` fix it)
+    and neogluon's own inductor pass (executor/unfuse_bias.py)."""
     from .unfuse_bias import UnfuseBias  # pylint: disable=import-outside-toplevel
-    return dict(options, post_grad_custom_post_pass=UnfuseBias())
+    return dict(_DYNAMIC_THREADS, **options, post_grad_custom_post_pass=UnfuseBias())
 
 
 def _lazy_compile(fn, options=None):
@@ -481,7 +491,7 @@ _AUTOTUNE = {"max_autotune": True, "max_autotune_gemm_backends": "CPP,ATEN",
 # alternating rounds of 200 calls, serial kernels against kernels generated at 2 threads (what
 # an idle machine compiled): run at 2 threads, LeNet b1 0.102 against 0.305 ms, LeNet b16 0.349
 # against 0.413 ms; run at 1 thread 0.111 against 0.302 ms and 0.389 against 0.477 ms.
-_SMALL = dict(_AUTOTUNE, **{"cpp.threads": 1})
+_SMALL = dict(_AUTOTUNE, **{"cpp.threads": 1, "cpp.dynamic_threads": False})
 
 
 def freeze_options(symbol, params=None):
