@@ -627,7 +627,6 @@ def _load_package(path):
     """A callable running a package's graph on the data tensors: torch's documented
     AOTInductor loader (it imports inductor, about 1 s of a new process's start)."""
     from torch._inductor import aoti_load_package  # pylint: disable=import-outside-toplevel
-    rnn.register_ops()  # the operators a package may call back
     return aoti_load_package(path)
 
 

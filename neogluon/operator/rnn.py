@@ -30,7 +30,6 @@ import torch.nn.functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from ..base import MXNetError
-from . import rnn_pipeline
 from .registry import CACHE_SIZE, Bool, Float, Int, Str, register
 from .shape import SYMBOLIC_SIZES as EXPORT_CAPTURE, concat  # the flag: set while export_torch captures
 
@@ -203,16 +202,8 @@ def _torch_weights(params, num_layers, dirs, projection):
 
 
 def _fused(mode, data, weights, state, state_cell, lengths, num_layers, p, train, bidirectional):
-    """Run torch's fused multi-layer kernel; with ``lengths``, on a packed sequence; in
-    prediction with several layers and threads, the layers pipelined (operator/rnn_pipeline.py)."""
+    """Run torch's fused multi-layer kernel; with ``lengths``, on a packed sequence."""
     hx = (state, state_cell) if mode == "lstm" else state
-    if lengths is None and num_layers > 1 and not torch.compiler.is_compiling():
-        per = len(weights) // num_layers
-        macs = data.shape[0] * data.shape[1] * weights[0].shape[0] * (weights[0].shape[1] + weights[1].shape[1])
-        recorded = torch.is_grad_enabled() and (data.requires_grad or any(w.requires_grad for w in weights))
-        n = rnn_pipeline.stages(data, num_layers, macs, bidirectional, recorded or train)
-        if n > 1:
-            return _pipelined(mode, data, weights, hx, num_layers, per, n)
     if lengths is None:
         res = _FUSED[mode](data, hx, weights, True, num_layers, p, train, bidirectional, False)
         return res[0], list(res[1:])
@@ -222,19 +213,6 @@ def _fused(mode, data, weights, state, state_cell, lengths, num_layers, p, train
     res = _FUSED[mode](packed.data, packed.batch_sizes, hx, weights, True, num_layers, p, train, bidirectional)
     out, _ = pad_packed_sequence(packed._replace(data=res[0]), total_length=data.shape[0])
     return out, [h.index_select(1, unorder) for h in res[1:]]
-
-
-def _pipelined(mode, data, weights, hx, num_layers, per, n_stages):
-    """:func:`_fused` as ``n_stages`` pipelined stages of layers (prediction only)."""
-    kernel = _FUSED[mode]
-    lstm = mode == "lstm"
-
-    def layer(l, x, st):
-        res = kernel(x, st if lstm else st[0], weights[l * per:(l + 1) * per], True, 1, 0.0, False, False, False)
-        return res[0], tuple(res[1:])
-    states = [tuple(h[l:l + 1] for h in (hx if lstm else (hx,))) for l in range(num_layers)]
-    out, finals = rnn_pipeline.run(layer, data, states, num_layers, n_stages)
-    return out, [torch.cat([f[i] for f in finals]) for i in range(len(finals[0]))]
 
 
 # :func:`_fused` kept out of a recorded graph (an input needing a gradient) that
@@ -249,39 +227,9 @@ _OPAQUE = []
 
 
 def prepare_compiled():
-    """Make the opaque fused kernel (above) and register :func:`register_ops`'s operator; the
-    compiled backend calls this before compiling."""
+    """Make the opaque fused kernel (above); the compiled backend calls this before compiling."""
     if not _OPAQUE:
         _OPAQUE.append(torch.compiler.disable(_fused))
-    register_ops()
-
-
-# A compiled prediction graph (an AOTInductor package or torch.compile's frozen function)
-# calls the stacked unidirectional RNN as one opaque torch operator, ``neogluon::rnn_predict``,
-# whose kernel is :func:`_fused` run eagerly: so it can pipeline the layers over threads
-# (operator/rnn_pipeline.py), decided at each call from the threads available then. Traced
-# through instead, the RNN becomes one ``mkldnn_rnn_layer`` call per layer. A process loading
-# a cached package registers the operator first (executor/inductor.py).
-_PREDICT = []
-
-
-def register_ops():
-    """Register ``neogluon::rnn_predict`` with torch (once per process)."""
-    if _PREDICT:
-        return
-    from typing import List, Optional  # pylint: disable=import-outside-toplevel
-
-    def rnn_predict(mode: str, data: torch.Tensor, weights: List[torch.Tensor], state: torch.Tensor,
-                    state_cell: Optional[torch.Tensor], num_layers: int) -> List[torch.Tensor]:
-        out, finals = _fused(mode, data, list(weights), state, state_cell, None, num_layers, 0.0, False, False)
-        return [out] + finals
-
-    def shapes(mode, data, weights, state, state_cell, num_layers):  # pylint: disable=unused-argument
-        outs = [data.new_empty((data.shape[0], data.shape[1], state.shape[2])), state.new_empty(state.shape)]
-        return outs + ([state_cell.new_empty(state_cell.shape)] if state_cell is not None else [])
-    op = torch.library.custom_op("neogluon::rnn_predict", rnn_predict, mutates_args=())
-    op.register_fake(shapes)
-    _PREDICT.append(op)
 
 
 # ----------------------------------------------------------------------------- the time-step loop
@@ -403,10 +351,6 @@ def rnn_forward(data, parameters, state, state_cell=None, lengths=None, clip=Non
         weights = _torch_weights(params, num_layers, dirs, projection_size is not None)
         recorded = torch.is_grad_enabled() and (data.requires_grad or parameters.requires_grad)
         compiled = torch.compiler.is_compiling() and not EXPORT_CAPTURE[0]  # export_torch needs one graph
-        if (compiled and not recorded and _PREDICT and lengths is None and not bidirectional and num_layers > 1
-                and not is_train):
-            outs = _PREDICT[0](mode, data, weights, state, state_cell, num_layers)
-            return outs[0], list(outs[1:])
         run = _OPAQUE[0] if recorded and compiled and _OPAQUE else _fused
         return run(mode, data, weights, state, state_cell, lengths, num_layers, p, is_train, bidirectional)
     return _looped(mode, data, params, state, state_cell, lengths, clip, clip_nan, num_layers, p, is_train,
