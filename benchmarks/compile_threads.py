@@ -29,7 +29,7 @@ import bench_workloads as bw
 threads.policy().reason = "benchmark"  # the thread count is this script's
 workload, serial, compile_threads, run_threads = sys.argv[1], sys.argv[2] == "1", int(sys.argv[3]), int(sys.argv[4])
 if not serial:
-    inductor._SMALL = dict(inductor._AUTOTUNE)
+    inductor._SMALL = dict(inductor._AUTOTUNE, **{"cpp.dynamic_threads": False})  # threads fixed at compile time
 torch.set_num_threads(compile_threads)
 fn = bw.closure("neogluon", workload, "static", "infer")
 for _ in range(5):
