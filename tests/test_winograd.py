@@ -122,6 +122,37 @@ def test_the_choice_is_made_once_recorded_and_reused(monkeypatch, tmp_path):
         assert winograd.prepare(lambda: net(x), record) == {} and len(calls) == 1
 
 
+def test_each_thread_count_has_its_own_choice(monkeypatch, tmp_path):
+    """A choice timed at one thread count does not serve another: the calls run there are timed
+    there (on two threads the transforms split worse than oneDNN's direct convolution)."""
+    monkeypatch.setenv("NEOGLUON_WINOGRAD", "1")
+    monkeypatch.setattr(winograd, "_CHOSEN", {})
+    counts = []
+
+    def choose(*args):
+        counts.append(torch.get_num_threads())
+        return 4 if counts[-1] == 1 else 0  # as measured: F(4x4) wins on one thread, loses on two
+    monkeypatch.setattr(winograd, "_choose", choose)
+    record = str(tmp_path / "choices.json")
+    x = nd.random.uniform(shape=(1, 32, 16, 16))
+    net = Net()
+    net.initialize()
+    saved = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        assert winograd.prepare(lambda: net(x), record) == {"1x32x16x16 k32 p1,1 bias": 4}
+        torch.set_num_threads(2)
+        assert winograd.prepare(lambda: net(x), record) == {} and counts == [1, 2]
+        assert winograd.choices() == {"1x32x16x16 k32 p1,1 bias": 0}
+        stored = json.load(open(record))
+        assert sorted(v for k, v in stored.items() if k.endswith("|1x32x16x16 k32 p1,1 bias")) == [0, 4]
+        monkeypatch.setattr(winograd, "_CHOSEN", {})  # a new process: each count read from the record
+        torch.set_num_threads(1)
+        assert winograd.prepare(lambda: net(x), record) == {"1x32x16x16 k32 p1,1 bias": 4} and counts == [1, 2]
+    finally:
+        torch.set_num_threads(saved)
+
+
 def test_a_direct_choice_is_recorded_and_serves_no_winograd(monkeypatch, tmp_path):
     monkeypatch.setenv("NEOGLUON_WINOGRAD", "1")
     monkeypatch.setattr(winograd, "_CHOSEN", {})

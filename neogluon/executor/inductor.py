@@ -45,9 +45,9 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
 - **Winograd** (``NEOGLUON_WINOGRAD=1``; off by default: it pays on one thread only, see
   operator/winograd.py). Before a frozen graph is packaged, it runs once eagerly to note its
   3x3 stride-1 convolutions; each shape gets the faster of oneDNN's direct convolution and
-  Winograd's F(2x2,3x3)/F(4x4,3x3) (timed once, recorded in
-  ``<cache_dir>/neogluon_winograd.json``), and the graph is exported with those choices
-  (part of the package's key).
+  Winograd's F(2x2,3x3)/F(4x4,3x3) at the intra-op thread count of the call that freezes
+  (timed once per count, recorded in ``<cache_dir>/neogluon_winograd.json``), and the graph
+  is exported with those choices (part of the package's key).
 - **Calibration.** For a small graph (the tutorial's LeNet at batch 1) the compiled code
   is slower than the plain graph: torch.compile's guards and runtime wrappers cost more
   than the Python it removes, and inductor's prepacked oneDNN convolutions lose to aten's

@@ -14,29 +14,31 @@ executor/inductor.py: the weights are constants, so their transform costs nothin
 for a plain 3x3 stride-1 convolution (one group, no dilation, float32, CPU) whose output is
 at least :data:`MIN_OUTPUT` square, and only where it measured faster: whether the direct
 convolution (oneDNN's, prepacked by inductor) or F(2x2,3x3) or F(4x4,3x3) serves a shape is
-decided once per (shapes, padding, bias), on one thread, as ``cudnn.benchmark`` and
-conv_choice.py do: each is compiled alone with frozen random weights and timed
-alternately (:data:`TRIALS` rounds, the best call of each by the process's CPU time), a
-Winograd variant is eligible only if its output on the trial data is within
+decided once per (shapes, padding, bias) and intra-op thread count, as ``cudnn.benchmark``
+and conv_choice.py do: each is compiled alone with frozen random weights and timed
+alternately at the thread count in use (:data:`TRIALS` rounds, the best call of each: by the
+process's CPU time on one thread, by the wall clock on more, where CPU time would also count
+OpenMP's waiting), a Winograd variant is eligible only if its output on the trial data is within
 :data:`ACCURACY` (largest error over the largest magnitude, against a float64 convolution)
 and it is kept only if it beats the direct convolution by :data:`MARGIN`. The choices are
 recorded in a JSON file (the compiled backend keeps it beside inductor's cache, keyed by
-torch's version and the CPU), so later processes reuse them without timing (and find the
-same cached package: the choices are part of its key). On the 2-core test machine (one
-thread, CPU time, per layer with its ReLU): 128 channels at 28x28 1.29-1.49x faster with
-F(4x4,3x3), 256 at 14x14 1.12-1.14x with F(2x2,3x3), 64 at 56x56 even, 512
-at 7x7 0.57-0.82x (benchmarks/bench_winograd.py). The trials run on one thread: the
-process's CPU time then measures the kernels alone (with two threads it also counts
-OpenMP's waiting, and the second thread is often descheduled on a shared machine), and one
-thread is what a call runs on beside a CPU-bound neighbour (threads.py), where ResNet-18
-gains most: whole ResNet-18 b1 with the choices, one thread, 1.07-1.09x (28.6 -> 26.5 ms);
-on two threads they lose (the whole network 0.96x, 17.0 -> 17.7 ms; per layer 128 channels
-at 28x28 0.66x with F(4x4,3x3), 64 at 56x56 1.02x; load 3): the transforms and the batched
-products of a batch-1 convolution split poorly over two threads, where oneDNN's direct
-convolution scales by 1.4-1.8x. So it is off unless asked for: ``NEOGLUON_WINOGRAD=1``
-turns it on (worth it where prediction runs on one thread: ``OMP_NUM_THREADS=1``, or a
-machine whose other work leaves one core); unset or ``0``, every convolution is direct and
-nothing is timed.
+torch's version, the CPU and the thread count), so later processes reuse them without timing
+(and find the same cached package: the choices are part of its key). On the 2-core test
+machine (one thread, CPU time, per layer with its ReLU): 128 channels at 28x28 1.29-1.51x
+faster with F(4x4,3x3), 256 at 14x14 1.12-1.14x with F(2x2,3x3), 64 at 56x56 1.00-1.08x with
+F(4x4,3x3), 512 at 7x7 0.57-0.82x (benchmarks/bench_winograd.py); whole ResNet-18 b1 with the
+choices, one thread, 1.06-1.09x (28.6 -> 26.5 ms). On two threads a session measured a loss
+(the whole network 0.96x, 17.0 -> 17.7 ms; per layer 128 channels at 28x28 0.66x with
+F(4x4,3x3); load 3): the transforms compile into many small parallel loops that split
+poorly over two threads, where oneDNN's direct convolution scales by 1.8-1.9x (its per-layer
+times at batch 1, two threads against one, 2026-11-28). Choices used to be timed on one
+thread whatever the count of the call, so a two-thread process got the one-thread winners;
+now each thread count is timed for itself and a variant that loses at two threads is not
+chosen there (benchmarks/bench_winograd.py --resnet18, 2026-11-28, load 5 from other jobs:
+at one thread F(4x4,3x3) was chosen at 56x56 and 28x28 and F(2x2,3x3) at 14x14, the
+network 1.10x, 28.4 -> 25.9 ms; at two threads all three shapes timed direct, 1.01x). It stays off unless asked for: ``NEOGLUON_WINOGRAD=1`` turns it on (worth it
+where prediction runs on one thread: ``OMP_NUM_THREADS=1``, or a machine whose other work
+leaves one core); unset or ``0``, every convolution is direct and nothing is timed.
 """
 import contextlib
 import json
@@ -53,8 +55,9 @@ TRIALS = 5
 ACCURACY = 2e-5  # largest error / largest |output| against float64 (F(4x4,3x3) measured 3e-6 to 1.2e-5)
 MARGIN = 1.05  # a Winograd variant must be this much faster than the direct convolution
 MIN_OUTPUT = 8  # smaller outputs are not tried (512 channels at 7x7: 0.57-0.82x)
-_clock = time.process_time  # CPU time: other processes on a shared machine do not disturb it
-_CHOSEN = {}  # key (see _key) -> tile size m (0: the direct convolution)
+_clock = time.process_time  # one thread's trials: CPU time, other processes on a shared machine do not disturb it
+_wall = time.perf_counter  # trials on more threads (CPU time would count OpenMP's waiting too)
+_CHOSEN = {}  # (thread count, key (see _key)) -> tile size m (0: the direct convolution)
 _STATE = {"collect": None, "active": None}  # the keys being collected; the choices serving a trace
 
 # (B^T, G, A^T) for each output tile size m (Lavin & Gray's choice of interpolation points)
@@ -169,15 +172,17 @@ def active(chosen):
 
 
 def choices():
-    """``{key: m}`` of the shapes chosen so far in this process (0: direct)."""
-    return dict(_CHOSEN)
+    """``{key: m}`` of the shapes chosen so far in this process for the current thread count (0: direct)."""
+    threads = torch.get_num_threads()
+    return {k: m for (t, k), m in _CHOSEN.items() if t == threads}
 
 
 def prepare(run, record=None):
     """Run ``run()`` (the graph, eagerly, without gradients) noting its eligible convolutions,
-    choose a kernel for each shape not chosen yet (from the JSON file ``record`` when it has
-    the shape, else by timing, then recorded there) and return ``{key: m}`` of the graph's
-    Winograd convolutions (empty when none pays or :func:`enabled` is false)."""
+    choose a kernel for each shape not chosen yet at the current intra-op thread count (from
+    the JSON file ``record`` when it has the shape, else by timing, then recorded there) and
+    return ``{key: m}`` of the graph's Winograd convolutions (empty when none pays or
+    :func:`enabled` is false)."""
     if not enabled():
         return {}
     keys = {}
@@ -187,20 +192,21 @@ def prepare(run, record=None):
             run()
     finally:
         _STATE["collect"] = saved
-    missing = [k for k in keys if k not in _CHOSEN]
+    threads = torch.get_num_threads()
+    missing = [k for k in keys if (threads, k) not in _CHOSEN]
     if missing:
         stored = _read(record)
-        prefix = _record_prefix()
+        prefix = _record_prefix(threads)
         for key in missing:
             if prefix + key in stored:
-                _CHOSEN[key] = int(stored[prefix + key])
+                _CHOSEN[threads, key] = int(stored[prefix + key])
             else:
-                _CHOSEN[key] = stored[prefix + key] = _choose(*keys[key])
+                _CHOSEN[threads, key] = stored[prefix + key] = _choose(*keys[key])
         _write(record, stored)
-    return {k: _CHOSEN[k] for k in keys if _CHOSEN[k]}
+    return {k: _CHOSEN[threads, k] for k in keys if _CHOSEN[threads, k]}
 
 
-def _record_prefix():
+def _record_prefix(threads):
     flags = ""
     try:
         with open("/proc/cpuinfo") as f:
@@ -210,7 +216,7 @@ def _record_prefix():
     except OSError:
         pass
     import hashlib  # pylint: disable=import-outside-toplevel
-    return "%s %s|" % (torch.__version__, hashlib.sha256(flags.encode()).hexdigest()[:16])
+    return "%s %s t%d|" % (torch.__version__, hashlib.sha256(flags.encode()).hexdigest()[:16], threads)
 
 
 def _read(path):
@@ -276,16 +282,12 @@ def _choose(data_shape, weight_shape, has_bias, pad):
     except Exception:  # pylint: disable=broad-except
         return 0  # inductor could not compile it: the direct convolution, as without this module
     best = {m: float("inf") for m in fns}
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # see the module's docstring
-    try:
-        with torch.no_grad():
-            for _ in range(TRIALS):
-                for m, (fn, _) in fns.items():
-                    start = _clock()
-                    fn(data)
-                    best[m] = min(best[m], _clock() - start)
-    finally:
-        torch.set_num_threads(threads)
+    clock = _clock if torch.get_num_threads() == 1 else _wall  # at the count of the calls it serves
+    with torch.no_grad():
+        for _ in range(TRIALS):
+            for m, (fn, _) in fns.items():
+                start = clock()
+                fn(data)
+                best[m] = min(best[m], clock() - start)
     m = min(best, key=best.get)
     return m if m and best[m] * MARGIN < best[0] else 0
