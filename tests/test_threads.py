@@ -134,7 +134,7 @@ def test_runnable_others_reads_the_running_count(tmp_path):
 def test_hybridized_calls_and_trainer_steps_adapt(monkeypatch):
     import neogluon as mx
     calls = []
-    monkeypatch.setattr(threads, "adapt", calls.append)
+    monkeypatch.setattr(threads, "adapt", lambda: calls.append(1))
     net = mx.gluon.nn.Dense(3)
     net.initialize()
     net.hybridize()
@@ -146,7 +146,7 @@ def test_hybridized_calls_and_trainer_steps_adapt(monkeypatch):
         y = net(x)
     y.backward()
     trainer.step(2)
-    assert calls == [id(net), id(net), id(trainer)]  # each caller is a site of the policy's trials
+    assert len(calls) == 3
 
 
 def test_the_process_policy_honours_the_environment_at_import():
@@ -208,97 +208,3 @@ def test_import_sets_the_wait_policy_in_a_fresh_process():
     out = subprocess.run([sys.executable, "-c", code], env=dict(env, GOMP_SPINCOUNT="5"), capture_output=True,
                          text=True, check=True)
     assert out.stdout.split() == ["PASSIVE", "5"]
-
-
-# ---------------------------------------------------------------------- trials of a count above the fair share
-def run_loop(m, p, seconds_per_call, calls, sites=("net",)):
-    """``calls`` iterations of a loop calling the policy once per site; each call takes
-    ``seconds_per_call(threads, site)`` of the fake clock. The thread counts the calls ran with."""
-    used = []
-    for _ in range(calls):
-        for site in sites:
-            p(site)
-            used.append(m.n)
-            m.t += seconds_per_call(m.n, site)
-    return used
-
-
-def test_beside_a_neighbour_the_faster_of_base_and_cores_plus_base_is_kept():
-    m = Fake(threads_now=2, others=1)
-    p = m.policy(samples=4, hold=10.0)
-    assert p.update() == 1 and p.candidates() == (1, 3)
-    used = run_loop(m, p, lambda n, s: {1: 0.06, 3: 0.04}[n], 20)
-    assert used[:8] == [1, 3, 1, 3, 1, 3, 1, 3]          # alternating, one sample each
-    assert p.chosen[0] == 3 and used[-5:] == [3] * 5      # 3 was faster: kept
-    assert m.sets.count(1) + m.sets.count(3) == len(m.sets)
-
-
-def test_a_slower_count_above_the_fair_share_is_dropped_and_tried_again_after_hold():
-    m = Fake(threads_now=2, others=1)
-    p = m.policy(samples=4, hold=10.0)
-    used = run_loop(m, p, lambda n, s: {1: 0.02, 3: 0.05}[n], 30)  # short regions: 3 threads stall
-    assert p.chosen[0] == 1 and used[-10:] == [1] * 10
-    tried = len(m.sets)
-    until = p.chosen[1]
-    m.t = until + 0.01                                    # after the hold: a new trial
-    run_loop(m, p, lambda n, s: {1: 0.02, 3: 0.05}[n], 12)
-    assert len(m.sets) > tried and p.chosen[0] == 1 and p.chosen[1] > until
-
-
-def test_an_idle_machine_runs_no_trial():
-    m = Fake(threads_now=2, others=0)
-    p = m.policy()
-    assert p.update() == 2 and p.candidates() == (2,)
-    used = run_loop(m, p, lambda n, s: 0.01, 100)
-    assert set(used) == {2} and m.sets == [] and p.chosen is None
-
-
-def test_samples_spanning_a_change_of_count_are_dropped():
-    # a training loop: the block, then the Trainer; only a site whose whole period ran on one
-    # count gives a sample, so the two counts see whole iterations, never a mix
-    m = Fake(threads_now=2, others=1)
-    p = m.policy(samples=3)
-    p.update()
-    cost = {1: {"net": 0.05, "trainer": 0.01}, 3: {"net": 0.03, "trainer": 0.01}}
-    run_loop(m, p, lambda n, s: cost[n][s], 30, sites=("net", "trainer"))
-    assert p.chosen[0] == 3
-    m2 = Fake(threads_now=2, others=1)
-    p2 = m2.policy(samples=3)
-    p2.update()
-    run_loop(m2, p2, lambda n, s: cost[4 - n if n in (1, 3) else n][s], 30, sites=("net", "trainer"))
-    assert p2.chosen[0] == 1
-
-
-def test_one_outlier_does_not_decide_the_trial():
-    m = Fake(threads_now=2, others=1)
-    p = m.policy(samples=4)
-    p.update()
-    calls = iter(range(1000))
-    run_loop(m, p, lambda n, s: 1.0 if next(calls) == 2 and n == 1 else {1: 0.02, 3: 0.03}[n], 20)
-    assert p.chosen[0] == 1                               # 3 is slower in 6 of 7 ratios
-
-
-@pytest.mark.parametrize("cores, others, expected", [
-    (2, 1, (1, 3)), (2, 0, (2,)), (2, 3, (1, 3)), (4, 1, (3,)), (4, 3, (1, 5)), (8, 7, (1, 9)),
-])
-def test_candidates_only_when_the_extra_threads_could_gain_a_quarter(cores, others, expected):
-    m = Fake(threads_now=cores, others=others)
-    p = m.policy(cores=cores)
-    p.update()
-    assert p.candidates() == expected
-
-
-def test_samples_0_keeps_the_count_of_the_load():
-    m = Fake(threads_now=2, others=1)
-    p = m.policy(samples=0)
-    used = run_loop(m, p, lambda n, s: 0.01, 50)
-    assert set(used) == {1} and m.sets == [1]
-
-
-def test_the_users_count_set_during_a_trial_is_kept():
-    m = Fake(threads_now=2, others=1)
-    p = m.policy(samples=8)
-    run_loop(m, p, lambda n, s: 0.03, 3)
-    m.n = 2  # torch.set_num_threads(2) by the user
-    run_loop(m, p, lambda n, s: 0.03, 20)
-    assert "set_num_threads(2)" in p.reason and m.n == 2

@@ -690,7 +690,7 @@ class HybridBlock(Block):
             raise ValueError("Deferred initialization failed because shape cannot be inferred. {}".format(e)) from None
 
     def _call_cached_op(self, *args):
-        _threads.adapt(id(self))  # intra-op threads for the cores free now (neogluon/threads.py)
+        _threads.adapt()  # intra-op threads for the cores free now (neogluon/threads.py)
         if self._cached_op is None:
             with args[0].context if isinstance(args[0], NDArray) else _null_scope():
                 self._build_cache(*args)

@@ -160,7 +160,7 @@ class Trainer:
     def step(self, batch_size, ignore_stale_grad=False):
         """One optimization step: gradients are normalized by ``1/batch_size``, summed
         across contexts and applied."""
-        threads.adapt(id(self))  # intra-op threads for the cores free now (neogluon/threads.py)
+        threads.adapt()  # intra-op threads for the cores free now (neogluon/threads.py)
         self._check_and_rescale_grad(self._scale / batch_size)
         self._allreduce_grads()
         self._update(ignore_stale_grad)
