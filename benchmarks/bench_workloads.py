@@ -42,6 +42,7 @@ machine). ``--under-load`` repeats the timing (always by the wall clock) with a 
 95th-percentile slowdown of single calls, loaded / alone.
 """
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -406,28 +407,37 @@ def serve(lib):
 
 
 # ---------------------------------------------------------------------- measuring
-def measure(workers, workload, rounds, calls, neighbour=False, clock="wall"):
+@contextlib.contextmanager
+def neighbour(on=True, threads=None, settle=1.0):
+    """While the block runs, a CPU-bound torch process (``threads`` threads of matmuls,
+    ``--neighbour-threads`` by default), a child of this process, so in its session and autogroup;
+    ``settle`` seconds to start. Nothing when not ``on``."""
+    if not on:
+        yield None
+        return
+    nb = subprocess.Popen([sys.executable, "-c", NEIGHBOUR],
+                          env=dict(os.environ, OMP_NUM_THREADS=str(threads or NEIGHBOUR_THREADS[0])))
+    try:
+        time.sleep(settle)
+        yield nb
+    finally:
+        nb.kill()
+        nb.wait()
+
+
+def measure(workers, workload, rounds, calls, loaded=False, clock="wall"):
     """{(variant, mode): [per-round median seconds]} and {(variant, mode): [every call]}, the
-    variants of all workers alternating in a rotating order; with ``neighbour`` each round
+    variants of all workers alternating in a rotating order; ``loaded``: each round
     runs beside a CPU-bound torch process."""
     plan = [(w, v, m) for w, variants in workers for v in variants for m in MODES if applies(v, m)]
     per_round = {(v, m): [] for _, v, m in plan}
     calls_all = {(v, m): [] for _, v, m in plan}
     for r in range(rounds):
-        nb = None
-        if neighbour:
-            nb = subprocess.Popen([sys.executable, "-c", NEIGHBOUR],
-                                  env=dict(os.environ, OMP_NUM_THREADS=str(NEIGHBOUR_THREADS[0])))
-            time.sleep(1.0)
-        try:
+        with neighbour(on=loaded):
             for w, v, m in plan[r % len(plan):] + plan[:r % len(plan)]:
                 times = w.request({"cmd": "time", "variant": v, "mode": m, "calls": calls[workload], "clock": clock})
                 per_round[(v, m)].append(statistics.median(times))
                 calls_all[(v, m)].extend(times)
-        finally:
-            if nb is not None:
-                nb.kill()
-                nb.wait()
     return per_round, calls_all
 
 
@@ -483,7 +493,7 @@ def run(workloads, quick=False, mxnet=None, rounds=None, threads=1, under_load=F
             loaded = None
             if under_load:
                 alone_calls = measure(workers, workload, rounds, calls)[1]
-                loaded_calls = measure(workers, workload, rounds, calls, neighbour=True)[1]
+                loaded_calls = measure(workers, workload, rounds, calls, loaded=True)[1]
                 loaded = (alone_calls, loaded_calls)
             firsts = {}
             if fresh_runs:

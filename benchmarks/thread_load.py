@@ -19,9 +19,7 @@ compiled code. Not a test::
 import argparse
 import os
 import statistics
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_workloads as bw  # noqa: E402  pylint: disable=wrong-import-position
@@ -66,20 +64,12 @@ def run(workload, variant, configs, rounds, clock, modes=bw.MODES):
         for r in range(rounds):
             order = plan[r % len(plan):] + plan[:r % len(plan)]
             for load in ("alone", "loaded"):
-                nb = None
-                if load == "loaded":
-                    nb = subprocess.Popen([sys.executable, "-c", bw.NEIGHBOUR], env=dict(os.environ, OMP_NUM_THREADS="1"))
-                    time.sleep(1.0)
-                try:
+                with bw.neighbour(on=load == "loaded", threads=1):
                     for name, m in order:
                         t = workers[name].request({"cmd": "time", "variant": variant, "mode": m, "calls": calls,
                                                    "clock": clock})
                         times[((name, m), load)] += t
                         medians[((name, m), load)].append(statistics.median(t))
-                finally:
-                    if nb is not None:
-                        nb.kill()
-                        nb.wait()
     finally:
         for w in workers.values():
             w.close()

@@ -49,6 +49,42 @@ calling one. The count is read at most every ``interval`` seconds (0.1; one smal
 it flap. ``torch.set_num_threads`` costs about 0.1 us when the number changes; libgomp keeps
 its idle threads, so a change creates no pool.
 
+**Why one thread beside a neighbour, not more.** One thread caps a call at one core, so a
+graph that runs T1/T2 ~ 1.6-1.9x faster on two threads alone slows by about that much beside
+a CPU-bound process (ResNet-18, BERT, the LSTMs; issue 17 asks for 1.5x). More threads do not
+buy more: with the neighbour in our session (a child process, as in ``bench_workloads.py
+--under-load``), Linux shares the cores per thread, so two threads of ours get 2/3 of a core
+each, but a static OpenMP split waits at each region for the one that shares a core; three
+threads could get half a core each, 1.5 cores in all, but libgomp sleeps them at every
+barrier (more threads than CPUs: its throttled spin, whatever ``GOMP_SPINCOUNT`` says) and
+each region then waits for a wake-up behind the neighbour. Measured with
+``benchmarks/thread_counts_load.py`` (compiled ``static`` variant, 3 alternating rounds,
+2026-11-28 16:28-16:33 UTC, load 3-5 from other sessions' jobs, this run's session at autogroup
+nice -20),
+slowdown of the median call beside the neighbour against two threads alone, spin 10000 /
+300000:
+
+==============  =============  =============  =============
+                1 thread       2 threads      3 threads
+==============  =============  =============  =============
+ResNet-18 inf   1.80 / 1.71x   2.07 / 2.80x   1.84 / 1.75x
+ResNet-18 train 1.69 / 1.65x   2.46 / 3.83x   2.14 / 2.17x
+BERT inf        1.85 / 1.71x   2.39 / 2.26x   2.39 / 2.38x
+BERT train      1.83 / 1.71x   2.32 / 4.62x   2.05 / 2.01x
+LSTMCell inf    1.73 / 1.64x   2.56 / 2.32x   4.05 / 4.04x
+LSTMCell train  1.60 / 1.57x   2.16 / 2.82x   3.60 / 4.76x
+==============  =============  =============  =============
+
+One thread is the best or tied everywhere; its slowdown is T1/T2 itself. Between sessions
+the kernel shares the cores per session, where one thread is all a neighbour leaves anyway.
+(The LSTM LM's run was swamped by other jobs.) A policy that tried ``cores + base`` threads
+against ``base`` by the measured call time, alternating call by call (commit 05b6311,
+reverted), picked 3 threads for ResNet-18 and BERT in some runs and 1 in others; in that
+commit's ``benchmarks/thread_trials.py`` (16:25 UTC, one process alternating it with this
+policy, the four workloads) it gave no better median (1.74-2.06x against 1.70-1.99x) and a
+worse 95th percentile (its trial calls: up to 6.4x against 1.45-1.82x). So the under-load
+target for these graphs needs a faster single thread, not another count.
+
 Busy DataLoader worker processes are runnable threads too: the parent's threads take the
 cores the workers leave (each worker itself runs torch on one thread and never adapts).
 
