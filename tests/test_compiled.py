@@ -720,3 +720,24 @@ def test_direct_training_call_updates_running_statistics():
     assert _joint(comp).direct
     with autograd.predict_mode():
         _close(comp(x).asnumpy(), plain(x).asnumpy())
+
+
+@pytest.mark.slow
+def test_direct_training_call_backward_twice_with_retain_graph():
+    """``backward(retain_graph=True)`` twice through the one-node call adds the gradients
+    twice (grad_req 'add'), as the plain graph does."""
+    x = nd.random.uniform(shape=(1, 1, 28, 28))
+    plain, comp = _pair(lenet, x, static_alloc=True, static_shape=True)
+    for _ in range(3):
+        _step_both(plain, comp, x)
+    assert _joint(comp).direct
+    for net in (plain, comp):
+        for p in net.collect_params().values():
+            p.grad_req = "add"
+            p.zero_grad()
+        with autograd.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward(retain_graph=True)
+        loss.backward()
+    for g, h in zip(_grads(plain), _grads(comp)):
+        _close(h, g)

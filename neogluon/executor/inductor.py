@@ -466,8 +466,7 @@ class _JointFunction(torch.autograd.Function):  # pylint: disable=abstract-metho
         strides = joint.direct[4]
         grads = [g if g.stride() == s else torch.empty_strided(g.shape, s, dtype=g.dtype, device=g.device).copy_(g)
                  for g, s in zip(grads, strides)]
-        args = [*ctx.saved_tensors, *ctx.no_vc, *grads]
-        del ctx.no_vc
+        args = [*ctx.saved_tensors, *ctx.no_vc, *grads]  # ctx.no_vc stays: backward(retain_graph=True) again
         return (None, *joint._record["bw"][0](args))  # pylint: disable=protected-access
 
 
