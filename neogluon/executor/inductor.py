@@ -18,7 +18,11 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   :func:`freeze_options`), training without autograd, and recorded calls (forward and
   backward through torch autograd, AOTAutograd: the gradients reach the Parameters' own leaf
   tensors, so ``backward`` fills their grads exactly as the plain graph does; BatchNorm's
-  running statistics are updated in place once per call).
+  running statistics are updated in place once per call). Once a recorded call's forward and
+  backward are compiled, later calls run the compiled code from one autograd node
+  (:class:`_JointCompiled`), without dynamo's guards and AOTAutograd's wrappers; a small
+  training graph's kernels are serial and its tiny convolutions keep torch's GEMM kernel
+  (operator/conv.py).
 - **Shapes.** A mode is compiled for the first input shapes it sees; other shapes run the
   plain straight-line graph (no recompilation per shape), unless ``static_shape=True``
   promised few shapes: then each new shape is compiled, up to :data:`MAX_SHAPES`.
