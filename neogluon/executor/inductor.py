@@ -327,10 +327,12 @@ class _JointCompiled:
     ``torch.autograd.Function`` (:class:`_JointFunction`) instead of through dynamo's frame
     evaluation and guards and AOTAutograd's runtime wrappers.
 
-    Those wrappers cost more than the whole compiled computation of a small graph: the
-    tutorial LeNet's training step at batch 1 took 1.0 ms compiled against 0.7 ms for the
-    plain graph (one thread), although its forward is five matrix products and five
-    generated loops. The compiled code itself is unchanged: inductor compiles the graph as
+    Those wrappers cost about as much as the whole compiled computation of a small graph:
+    the tutorial LeNet's training step at batch 1 (benchmarks/bench_train_step.py, one
+    thread, wall clock, load 2, 2026-11-28) took 1.4 ms compiled against 0.7 ms for the plain
+    graph; with the direct call (and serial kernels, and the GEMM convolutions of
+    operator/conv.py) 0.78 ms, still not faster than the plain graph, which calibration then
+    keeps. The compiled code itself is unchanged: inductor compiles the graph as
     ``torch.compile`` does (``compile_fx`` with these options), and this class only keeps,
     through ``compile_fx``'s ``inner_compile`` hook, the compiled forward and backward and
     AOTAutograd's description of them. The direct call is used only for what it handles
