@@ -265,8 +265,9 @@ class InductorGraph:
         options = _UNFROZEN
         params = [t for t, p in zip(tensors, self.is_param) if p]
         small = (is_train or grad) and sum(t.numel() for t in params) <= AUTOTUNE_PARAMS
-        if small:
-            options = dict(_UNFROZEN, **_SERIAL)  # a small graph's kernels: serial (see _SMALL)
+        if small:  # serial kernels (see _SMALL); with pooling, scalar loops (_SMALL_POOLING)
+            pooling = "Pooling" in _graph_ops(self.graph.symbol)
+            options = dict(_UNFROZEN, **(_SMALL_POOLING if pooling else _SERIAL))
         compiled = _JointCompiled(unfolded, options) if grad else _lazy_compile(unfolded, options)
         calibrate = os.environ.get("NEOGLUON_COMPILE_CALIBRATE", "1") != "0"
         key = (mode, tuple((tensors[k].shape, tensors[k].dtype) for k in self.data_index))
@@ -331,8 +332,9 @@ class _JointCompiled:
     the tutorial LeNet's training step at batch 1 (benchmarks/bench_train_step.py, one
     thread, wall clock, load 2, 2026-11-28) took 1.4 ms compiled against 0.7 ms for the plain
     graph; with the direct call (and serial kernels, and the GEMM convolutions of
-    operator/conv.py) 0.78 ms, still not faster than the plain graph, which calibration then
-    keeps. The compiled code itself is unchanged: inductor compiles the graph as
+    operator/conv.py) 0.78 ms, and with scalar pooling loops (:data:`_SMALL_POOLING`) 0.61
+    ms against the plain graph's 0.58 (load 1): still not faster than the plain graph, which
+    calibration then keeps. The compiled code itself is unchanged: inductor compiles the graph as
     ``torch.compile`` does (``compile_fx`` with these options), and this class only keeps,
     through ``compile_fx``'s ``inner_compile`` hook, the compiled forward and backward and
     AOTAutograd's description of them. The direct call is used only for what it handles
@@ -658,6 +660,20 @@ _AUTOTUNE = {"max_autotune": True, "max_autotune_gemm_backends": "CPP,ATEN",
 # against 0.413 ms; run at 1 thread 0.111 against 0.302 ms and 0.389 against 0.477 ms.
 _SERIAL = {"cpp.threads": 1, "cpp.dynamic_threads": False}
 _SMALL = dict(_AUTOTUNE, **_SERIAL)
+# A small training graph with pooling: serial kernels as above, and scalar loops that the C++
+# compiler vectorizes itself (``cpp.simdlen=1``: no ``at::vec`` code). Inductor's vectorized
+# code for the tutorial LeNet's max pooling (NCHW, 2x2 windows, with indices) gathered each
+# lane's strided elements one by one through a buffer: its compiled training forward at
+# batch 1 took 150 us with it and 61 us without (one thread, CPU time; the first pooling's
+# kernel 37 -> 7.5 us). Without pooling the vector code wins: the MLP b64's compiled
+# training step took 2.61 ms with scalar loops against the plain graph's 2.26 ms, and 2.68
+# against 2.72 ms with vector code (bench_train_step.py, CPU time, two runs at load 1-2.5).
+_SMALL_POOLING = dict(_SERIAL, **{"cpp.simdlen": 1})
+
+
+def _graph_ops(symbol):
+    """The operator names of a graph."""
+    return {node["op"] for node in json.loads(symbol.tojson())["nodes"]}
 
 
 def freeze_options(symbol, params=None):
@@ -675,7 +691,7 @@ def freeze_options(symbol, params=None):
     function). ``None`` (no graph known): inductor's defaults (freezing)."""
     if symbol is None:
         return {}
-    ops = {node["op"] for node in json.loads(symbol.tojson())["nodes"]}
+    ops = _graph_ops(symbol)
     small = params is not None and sum(p.numel() for p in params) <= AUTOTUNE_PARAMS
     options = dict(_SMALL) if small else {}
     if not ops.intersection(_CONVOLUTIONS):
