@@ -132,13 +132,13 @@ def main(argv=None):
     print("# %s, %s clock, torch threads %d, %d rounds x %d steps, load average %s" % (
         args.workload, args.clock, torch.get_num_threads(), args.rounds, args.calls,
         " ".join(open("/proc/loadavg").read().split()[:3]) if os.path.exists("/proc/loadavg") else "?"))
-    print("%-14s" % "variant" + "".join("%22s" % p for p in PHASES) + "   faults/step")
+    print("%-14s" % "variant" + "".join("%26s" % p for p in PHASES) + "   faults/step")
     for v in made:
         cells = []
         for p in PHASES:
             vals = per_round[v][p]
-            cells.append("%8.1f [%5.1f-%5.1f]" % (1e3 * statistics.median(vals), 1e3 * min(vals), 1e3 * max(vals)))
-        print("%-14s" % v + "".join("%22s" % c for c in cells) + "   %d" % statistics.median(faults[v]["step"]))
+            cells.append("%8.3f [%5.3f-%5.3f]" % (1e3 * statistics.median(vals), 1e3 * min(vals), 1e3 * max(vals)))
+        print("%-14s" % v + "".join("%26s" % c for c in cells) + "   %d" % statistics.median(faults[v]["step"]))
 
 
 if __name__ == "__main__":

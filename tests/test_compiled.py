@@ -652,5 +652,92 @@ def test_compiled_training_keeps_the_weights_layout():
     copies = [e.name for e in prof.events() if e.name in ("aten::copy_", "aten::_to_copy")
               and any(list(s) == weight for s in e.input_shapes if isinstance(s, (list, tuple)))]
     assert not copies, copies
-    conv = [e for e in prof.events() if e.name == "aten::convolution_backward"]
-    assert len(conv) == 2  # the graph did run the convolutions' backward
+    # the graph did run the convolutions' backward (these tiny ones: torch's im2col + GEMM kernel)
+    conv = [e for e in prof.events() if e.name in ("aten::convolution_backward", "aten::_slow_conv2d_backward")]
+    assert len(conv) == 2
+
+
+def _joint(net):
+    """The block's compiled recorded-training function (executor/inductor.py's _JointCompiled)."""
+    graph = net._cached_op.compiled
+    trained = [f for f in graph._fns.values() if isinstance(f, inductor._Trained)]
+    assert len(trained) == 1
+    return trained[0].compiled
+
+
+@pytest.mark.slow
+def test_small_training_graph_runs_as_one_autograd_node():
+    """A recorded call of a compiled graph without mutated inputs runs its compiled forward
+    and backward through one autograd node (no dynamo guards, no AOTAutograd wrappers) once
+    both are compiled; outputs and gradients stay the plain graph's, for grad_req 'write'
+    and 'add', through Trainer steps; a parameter that stops needing a gradient sends the
+    call back to the usual compiled function (which recompiles for it)."""
+    from torch.profiler import profile  # pylint: disable=import-outside-toplevel
+    x = nd.random.uniform(shape=(1, 1, 28, 28))
+    plain, comp = _pair(lenet, x, static_alloc=True, static_shape=True)
+    trainers = [gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1}) for net in (plain, comp)]
+    for _ in range(3):
+        _step_both(plain, comp, x)
+        for t in trainers:
+            t.step(1)
+    joint = _joint(comp)
+    assert joint.direct, "the compiled graph should run as one autograd node"
+    with autograd.record():
+        y = comp(x)
+    assert type(y._t.grad_fn).__name__ == "_JointFunctionBackward"
+    # a tiny convolution keeps torch's im2col + GEMM kernel in the compiled training graph
+    with profile() as prof:
+        with autograd.record():
+            (comp(x) ** 2).sum().backward()
+    names = {e.name for e in prof.events()}
+    assert "aten::_slow_conv2d_forward" in names and "aten::mkldnn_convolution" not in names, names
+    # grad_req 'add': two backward calls accumulate, as in the plain graph
+    for net in (plain, comp):
+        for p in net.collect_params().values():
+            p.grad_req = "add"
+            p.zero_grad()
+    for _ in range(2):
+        _step_both(plain, comp, x)
+    # a parameter without gradient: the guard sends the call to the usual compiled function
+    for net in (plain, comp):
+        net[0].weight.grad_req = "null"
+    _step_both(plain, comp, x)
+    assert not comp[0].weight.data()._t.requires_grad
+    _compiled(comp, 1)
+
+
+@pytest.mark.slow
+def test_direct_training_call_updates_running_statistics():
+    """BatchNorm's running statistics are updated in place by the compiled forward itself
+    (AOTAutograd keeps the mutation in the graph): through the one-node call they move once
+    per call as in the plain graph, with the same Dropout masks and gradients."""
+    x = nd.random.uniform(shape=(8, 10))
+    plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+    for step in range(4):
+        _step_both(plain, comp, x, seed=3 + step)
+        _close(comp[1].running_mean.data().asnumpy(), plain[1].running_mean.data().asnumpy(), 1e-5)
+        _close(comp[1].running_var.data().asnumpy(), plain[1].running_var.data().asnumpy(), 1e-5)
+    assert _joint(comp).direct
+    with autograd.predict_mode():
+        _close(comp(x).asnumpy(), plain(x).asnumpy())
+
+
+@pytest.mark.slow
+def test_direct_training_call_backward_twice_with_retain_graph():
+    """``backward(retain_graph=True)`` twice through the one-node call adds the gradients
+    twice (grad_req 'add'), as the plain graph does."""
+    x = nd.random.uniform(shape=(1, 1, 28, 28))
+    plain, comp = _pair(lenet, x, static_alloc=True, static_shape=True)
+    for _ in range(3):
+        _step_both(plain, comp, x)
+    assert _joint(comp).direct
+    for net in (plain, comp):
+        for p in net.collect_params().values():
+            p.grad_req = "add"
+            p.zero_grad()
+        with autograd.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward(retain_graph=True)
+        loss.backward()
+    for g, h in zip(_grads(plain), _grads(comp)):
+        _close(h, g)

@@ -208,7 +208,7 @@ def test_recorded_convolution_runs_the_chosen_kernel_with_the_same_gradients():
     x, w, b = (rng.uniform(-1, 1, s).astype("float32") for s in ((2, 3, 9, 9), (4, 3, 3, 3), (4,)))
     xt, wt, bt = (torch.tensor(a, requires_grad=True) for a in (x, w, b))
     F.conv2d(xt, wt, bt, 2, 1).pow(2).sum().backward()
-    for kernel in (conv_choice._onednn, conv_choice._gemm):  # pylint: disable=protected-access
+    for kernel in (conv_choice._onednn, conv_choice.gemm):  # pylint: disable=protected-access
         args = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
         out = kernel(args[0], args[1], args[2], (2, 2), (1, 1))
         out.pow(2).sum().backward()

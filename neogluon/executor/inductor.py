@@ -18,7 +18,11 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   :func:`freeze_options`), training without autograd, and recorded calls (forward and
   backward through torch autograd, AOTAutograd: the gradients reach the Parameters' own leaf
   tensors, so ``backward`` fills their grads exactly as the plain graph does; BatchNorm's
-  running statistics are updated in place once per call).
+  running statistics are updated in place once per call). Once a recorded call's forward and
+  backward are compiled, later calls run the compiled code from one autograd node
+  (:class:`_JointCompiled`), without dynamo's guards and AOTAutograd's wrappers; a small
+  training graph's kernels are serial and its tiny convolutions keep torch's GEMM kernel
+  (operator/conv.py).
 - **Shapes.** A mode is compiled for the first input shapes it sees; other shapes run the
   plain straight-line graph (no recompilation per shape), unless ``static_shape=True``
   promised few shapes: then each new shape is compiled, up to :data:`MAX_SHAPES`.
@@ -86,6 +90,7 @@ import json
 import logging
 import os
 import platform
+import re
 import time
 import types
 import warnings
@@ -257,7 +262,13 @@ class InductorGraph:
         # inductor folds BatchNorm itself (fold.py's Python-side cache of folded weights would
         # be a side effect of the traced code, and guarded on)
         unfolded = self.graph.fn(is_train, tensors, fold=False)
-        compiled = _lazy_compile(unfolded, _UNFROZEN)
+        options = _UNFROZEN
+        params = [t for t, p in zip(tensors, self.is_param) if p]
+        small = (is_train or grad) and sum(t.numel() for t in params) <= AUTOTUNE_PARAMS
+        if small:  # serial kernels (see _SMALL); with pooling, scalar loops (_SMALL_POOLING)
+            pooling = "Pooling" in _graph_ops(self.graph.symbol)
+            options = dict(_UNFROZEN, **(_SMALL_POOLING if pooling else _SERIAL))
+        compiled = _JointCompiled(unfolded, options) if grad else _lazy_compile(unfolded, options)
         calibrate = os.environ.get("NEOGLUON_COMPILE_CALIBRATE", "1") != "0"
         key = (mode, tuple((tensors[k].shape, tensors[k].dtype) for k in self.data_index))
         chosen = (lambda choice: self.choices.__setitem__(key, choice)) if calibrate else None
@@ -309,6 +320,162 @@ def _lazy_compile(fn, options=None):
         return made[0](*args)
     run.fn = fn
     return run
+
+
+class _JointCompiled:
+    """A recorded (forward + backward) function compiled by ``torch.compile`` whose compiled
+    forward and backward code, once both exist, are called directly from one
+    ``torch.autograd.Function`` (:class:`_JointFunction`) instead of through dynamo's frame
+    evaluation and guards and AOTAutograd's runtime wrappers.
+
+    Those wrappers cost about as much as the whole compiled computation of a small graph:
+    the tutorial LeNet's training step at batch 1 (benchmarks/bench_train_step.py, one
+    thread, wall clock, load 2, 2026-11-28) took 1.4 ms compiled against 0.7 ms for the plain
+    graph; with the direct call (and serial kernels, and the GEMM convolutions of
+    operator/conv.py) 0.78 ms, and with scalar pooling loops (:data:`_SMALL_POOLING`) 0.61
+    ms against the plain graph's 0.58 (load 1): still not faster than the plain graph, which
+    calibration then keeps. The compiled code itself is unchanged: inductor compiles the graph as
+    ``torch.compile`` does (``compile_fx`` with these options), and this class only keeps,
+    through ``compile_fx``'s ``inner_compile`` hook, the compiled forward and backward and
+    AOTAutograd's description of them. The direct call is used only for what it handles
+    exactly as AOTAutograd's wrappers would: one graph (no graph break) taking tensors
+    named after the function's arguments, no input mutation left to the wrappers
+    (BatchNorm's running statistics, updated under no_grad, are updated by the compiled
+    forward itself), no output aliasing an input or another output, every output
+    differentiable, no saved symbolic sizes or opaque objects, no functionalized random
+    numbers (Dropout draws from torch's eager stream, ``fallback_random``); and each call
+    only while the inputs' dtypes, shapes, strides, devices and ``requires_grad`` are those
+    it was compiled for (else the usual compiled function, which checks its guards and
+    recompiles as needed, runs). As through AOTAutograd, the backward cannot itself be
+    differentiated (``create_graph`` raises)."""
+
+    def __init__(self, fn, options=None):
+        self.fn = fn
+        self.options = options
+        self._compiled = None
+        self._record = {}  # "fw"/"bw": (compiled, graph module, example inputs[, metadata]); "gm": dynamo's graph
+        self._graphs = self._last_graphs = 0  # backend calls: in all, and in the last call that compiled
+        self.mutated = []  # positions of the direct call's arguments the compiled forward updates in place
+        self.direct = None  # (input index, n outputs, saved slices, guards, tangent strides) once usable; False: never
+
+    def __call__(self, *tensors):
+        direct = self.direct
+        if direct:
+            index, _, _, guard, _ = direct
+            args = [tensors[k] for k in index]
+            if all(g == (a.dtype, a.shape, a.stride(), a.device, a.requires_grad) for g, a in zip(guard, args)):
+                return _JointFunction.apply(self, *args)
+            return self._compiled(*tensors)
+        if self._compiled is None:
+            _prepare()
+            self._compiled = torch.compile(self.fn, dynamic=False, backend=self._backend)
+        graphs = self._graphs
+        out = self._compiled(*tensors)
+        if self._graphs != graphs:  # this call compiled: dynamo's graphs for it (one unless a graph break)
+            self._last_graphs = self._graphs - graphs
+        elif direct is None and "bw" in self._record:
+            self.direct = self._direct(tensors, out)
+        return out
+
+    def _backend(self, gm, example_inputs):
+        """dynamo's backend: inductor's ``compile_fx``, keeping what it compiles."""
+        from torch._functorch import config as functorch_config  # pylint: disable=import-outside-toplevel
+        from torch._inductor.compile_fx import compile_fx, compile_fx_inner  # pylint: disable=import-outside-toplevel
+        self._graphs += 1
+        self._record.clear()  # a recompilation (a guard failed) replaces the graph the next calls run
+        self._record["gm"] = gm
+        record = self._record
+
+        def inner_compile(graph, inputs, **kwargs):
+            out = compile_fx_inner(graph, inputs, **kwargs)
+            if kwargs.get("is_backward"):
+                record["bw"] = (out, graph, list(inputs))
+            else:
+                context = torch._guards.TracingContext.try_get()  # pylint: disable=protected-access
+                record["fw"] = (out, graph, list(inputs), getattr(context, "fw_metadata", None))
+            return out
+        # AOTAutograd's own cache would hand back compiled code without calling inner_compile;
+        # inductor's FX graph cache (below it) still serves a process with a warm cache
+        with functorch_config.patch(enable_autograd_cache=False):
+            return compile_fx(gm, example_inputs, inner_compile=inner_compile,
+                              config_patches=_with_passes(dict(_OPTIONS, **(self.options or {}))))
+
+    def _direct(self, tensors, out):
+        """The direct call's plan, or False when the graph needs AOTAutograd's wrappers."""
+        try:
+            return self._plan(tensors, out) or False
+        except Exception:  # pylint: disable=broad-except
+            return False  # torch's internals moved: the usual compiled function serves
+
+    def _plan(self, tensors, out):
+        if self._last_graphs != 1 or "fw" not in self._record:
+            return None
+        gm = self._record["gm"]
+        fw, _, fw_inputs, meta = self._record["fw"]
+        bw, bw_graph, bw_inputs = self._record["bw"]
+        if meta is None or not isinstance(out, tuple) or not all(isinstance(o, torch.Tensor) for o in out):
+            return None
+        index = []
+        for node in gm.graph.nodes:
+            if node.op == "placeholder":  # dynamo names the argument iK's tensor l_iK_
+                match = re.fullmatch(r"l_i(\d+)_", node.name)
+                if match is None:
+                    return None
+                index.append(int(match.group(1)))
+        results = [a for a in gm.graph.find_nodes(op="output")[0].args[0]]
+        if (len(results) != len(out) or len(set(results)) != len(results)
+                or any(not isinstance(r, torch.fx.Node) or r.op == "placeholder" for r in results)):
+            return None
+        if (meta.num_mutated_inp_runtime_indices or meta.num_intermediate_bases or meta.num_outputs != len(out)
+                or meta.num_outputs_aliased or meta.is_rng_op_functionalized or meta.num_symints_saved_for_bw
+                or meta.num_opaque_objects_saved_for_bw or getattr(meta, "num_backward_tokens", 0)
+                or meta.tokens or meta.subclass_tangent_meta and any(
+                    not type(m).__name__ == "PlainTensorMeta" for m in meta.subclass_tangent_meta)
+                or any(str(o.output_type) != "OutputType.non_alias" for o in meta.output_info)
+                or not all(o.requires_grad for o in meta.output_info) or len(fw_inputs) != len(index)):
+            return None
+        tangents = [n for n in bw_graph.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
+        n_saved = len(bw_inputs) - len(tangents)
+        n_no_vc = meta.num_tensors_saved_with_no_vc_check
+        n_vc = n_saved - n_no_vc
+        bw_results = bw_graph.graph.find_nodes(op="output")[0].args[0]
+        if len(tangents) != len(out) or len(bw_results) != len(index) or n_vc < 0:
+            return None
+        args = [tensors[k] for k in index]
+        guard = [(a.dtype, a.shape, a.stride(), a.device, a.requires_grad) for a in args]
+        tangent_strides = [t.stride() for t in bw_inputs[n_saved:]]
+        # inputs the compiled forward updates in place (BatchNorm's running statistics): their
+        # version counters move on, as AOTAutograd's wrapper moves them (frozen prediction reads them)
+        self.mutated = list(meta.mutated_graph_handled_indices_seen_by_autograd) if meta.keep_input_mutations else []
+        return index, len(out), (len(out), len(out) + n_vc, len(out) + n_saved), guard, tangent_strides
+
+
+class _JointFunction(torch.autograd.Function):  # pylint: disable=abstract-method
+    """One autograd node for a whole compiled graph (:class:`_JointCompiled`): the compiled
+    forward returns the outputs followed by the tensors its backward needs (saved here as
+    AOTAutograd saves them), the compiled backward takes those and the outputs' gradients
+    and returns a gradient (or None) for each input."""
+
+    @staticmethod
+    def forward(ctx, joint, *args):  # pylint: disable=arguments-differ
+        n, vc_end, end = joint.direct[2]
+        outs = joint._record["fw"][0](list(args))  # pylint: disable=protected-access
+        ctx.save_for_backward(*[x.detach() if x._is_view() else x for x in outs[n:vc_end]])
+        ctx.no_vc = [x.detach() if x._is_view() else x for x in outs[vc_end:end]]
+        ctx.joint = joint
+        if joint.mutated:
+            torch.autograd.graph.increment_version([args[i] for i in joint.mutated])
+        return tuple(outs[:n])
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, *grads):  # pylint: disable=arguments-differ
+        joint = ctx.joint
+        strides = joint.direct[4]
+        grads = [g if g.stride() == s else torch.empty_strided(g.shape, s, dtype=g.dtype, device=g.device).copy_(g)
+                 for g, s in zip(grads, strides)]
+        args = [*ctx.saved_tensors, *ctx.no_vc, *grads]  # ctx.no_vc stays: backward(retain_graph=True) again
+        return (None, *joint._record["bw"][0](args))  # pylint: disable=protected-access
 
 
 def _time_both(plain, compiled, trial):
@@ -491,7 +658,22 @@ _AUTOTUNE = {"max_autotune": True, "max_autotune_gemm_backends": "CPP,ATEN",
 # alternating rounds of 200 calls, serial kernels against kernels generated at 2 threads (what
 # an idle machine compiled): run at 2 threads, LeNet b1 0.102 against 0.305 ms, LeNet b16 0.349
 # against 0.413 ms; run at 1 thread 0.111 against 0.302 ms and 0.389 against 0.477 ms.
-_SMALL = dict(_AUTOTUNE, **{"cpp.threads": 1, "cpp.dynamic_threads": False})
+_SERIAL = {"cpp.threads": 1, "cpp.dynamic_threads": False}
+_SMALL = dict(_AUTOTUNE, **_SERIAL)
+# A small training graph with pooling: serial kernels as above, and scalar loops that the C++
+# compiler vectorizes itself (``cpp.simdlen=1``: no ``at::vec`` code). Inductor's vectorized
+# code for the tutorial LeNet's max pooling (NCHW, 2x2 windows, with indices) gathered each
+# lane's strided elements one by one through a buffer: its compiled training forward at
+# batch 1 took 150 us with it and 61 us without (one thread, CPU time; the first pooling's
+# kernel 37 -> 7.5 us). Without pooling the vector code wins: the MLP b64's compiled
+# training step took 2.61 ms with scalar loops against the plain graph's 2.26 ms, and 2.68
+# against 2.72 ms with vector code (bench_train_step.py, CPU time, two runs at load 1-2.5).
+_SMALL_POOLING = dict(_SERIAL, **{"cpp.simdlen": 1})
+
+
+def _graph_ops(symbol):
+    """The operator names of a graph."""
+    return {node["op"] for node in json.loads(symbol.tojson())["nodes"]}
 
 
 def freeze_options(symbol, params=None):
@@ -509,7 +691,7 @@ def freeze_options(symbol, params=None):
     function). ``None`` (no graph known): inductor's defaults (freezing)."""
     if symbol is None:
         return {}
-    ops = {node["op"] for node in json.loads(symbol.tojson())["nodes"]}
+    ops = _graph_ops(symbol)
     small = params is not None and sum(p.numel() for p in params) <= AUTOTUNE_PARAMS
     options = dict(_SMALL) if small else {}
     if not ops.intersection(_CONVOLUTIONS):

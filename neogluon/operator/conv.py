@@ -171,6 +171,11 @@ def convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, *
                              % (_shape(data), _shape(weight), kernel, num_filter))
         if small and not torch.is_grad_enabled():
             y = _predict_conv2d(data, weight, bias, stride, pad)
+        elif small and torch.compiler.is_compiling() and _im2col_pays(data, weight):
+            # compiled for training, a tiny one keeps torch's im2col + GEMM kernel (conv_choice.py):
+            # traced as conv2d it would run oneDNN's, whose fixed cost per call (forward and
+            # backward) was most of LeNet's compiled step at batch 1
+            y = conv_choice.gemm(data, weight, bias, stride, pad)
         else:
             y = conv(data, weight, bias, stride, pad, dilate, num_group)
         return _to_channel_last(y) if last else y

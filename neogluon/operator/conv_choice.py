@@ -27,7 +27,7 @@ import torch.nn.functional as F
 
 from .registry import CACHE_SIZE
 
-__all__ = ["TRIALS", "choices", "conv2d"]
+__all__ = ["TRIALS", "choices", "conv2d", "gemm"]
 
 TRIALS = 3
 _ON = os.environ.get("NEOGLUON_CONV_CHOICE", "1") != "0"
@@ -35,7 +35,7 @@ _clock = time.process_time  # CPU time: other processes on a shared machine do n
 _CHOSEN = {}  # (shapes, dtype, bias, stride, pad) -> the kernel serving that convolution (CACHE_SIZE keys)
 
 
-def _gemm(data, weight, bias, stride, pad):
+def gemm(data, weight, bias, stride, pad):
     """torch's im2col + GEMM convolution (its autograd backward is the same kernel's)."""
     return torch.ops.aten.thnn_conv2d(data, weight, weight.shape[2:], bias, stride, pad)
 
@@ -82,7 +82,7 @@ def _choose(data, weight, bias, stride, pad):
         out = fn(inputs[0], inputs[1], inputs[2], stride, pad)
         torch.autograd.grad(out, leaves, torch.ones_like(out))
 
-    best = {_onednn: float("inf"), _gemm: float("inf")}
+    best = {_onednn: float("inf"), gemm: float("inf")}
     try:
         for fn in best:  # warm up: oneDNN's primitive cache, the allocator
             trial(fn)
@@ -93,4 +93,4 @@ def _choose(data, weight, bias, stride, pad):
                 best[fn] = min(best[fn], _clock() - start)
     except RuntimeError:
         return _onednn
-    return _gemm if best[_gemm] < best[_onednn] else _onednn
+    return gemm if best[gemm] < best[_onednn] else _onednn
