@@ -741,3 +741,23 @@ def test_direct_training_call_backward_twice_with_retain_graph():
         loss.backward()
     for g, h in zip(_grads(plain), _grads(comp)):
         _close(h, g)
+
+
+@pytest.mark.slow
+def test_frozen_prediction_sees_running_statistics_updated_by_compiled_training():
+    """Recorded training-mode calls of the compiled graph update BatchNorm's running statistics
+    (without a Trainer step, as when re-estimating them): a prediction frozen before them
+    must use the new statistics afterwards, as the plain graph does."""
+    def net_bn():
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(4, 3), nn.BatchNorm(), nn.Activation("relu"), nn.Dense(3))
+        return net
+    x = nd.random.uniform(shape=(2, 3, 8, 8))
+    plain, comp = _pair(net_bn, x, static_alloc=True, static_shape=True)
+    _close(comp(x).asnumpy(), plain(x).asnumpy())  # frozen here
+    for _ in range(3):
+        _step_both(plain, comp, x)
+    _close(comp[1].running_mean.data().asnumpy(), plain[1].running_mean.data().asnumpy(), 1e-5)
+    assert np.abs(plain[1].running_mean.data().asnumpy()).max() > 1e-3  # they did move
+    for _ in range(2):
+        _close(comp(x).asnumpy(), plain(x).asnumpy())

@@ -207,6 +207,11 @@ class InductorGraph:
         self.choices = {}  # (mode, shapes) -> "compiled" or "plain", for calibrated prediction functions
         self._fns = {}  # (mode, shapes) -> callable(tensors) or None (plain graph)
         self._modes = {}  # mode -> number of shapes compiled
+        # compiled training-mode calls so far that updated auxiliary states (BatchNorm's running
+        # statistics) in place: they do not move the tensors' version counters (AOTAutograd keeps
+        # the mutation inside the graph, and moving them would fail the saved-tensor checks of
+        # backward), so frozen prediction reads this count as well (:meth:`_Frozen.valid`)
+        self.aux_updates = [0]
         self._failed = False
         os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", cache_dir())
 
@@ -273,9 +278,11 @@ class InductorGraph:
         key = (mode, tuple((tensors[k].shape, tensors[k].dtype) for k in self.data_index))
         chosen = (lambda choice: self.choices.__setitem__(key, choice)) if calibrate else None
         if is_train or grad:
-            aux = set(self.graph.aux_names)
-            return _Trained(plain, compiled, [k for k, n in enumerate(self.graph.input_names) if n in aux], chosen)
-        return _Frozen(plain, compiled, tensors, self.is_param, chosen, unfolded, self.graph.symbol)
+            aux = set(self.graph.aux_names) if is_train else set()  # updated only in training mode
+            return _Trained(plain, compiled, [k for k, n in enumerate(self.graph.input_names) if n in aux], chosen,
+                            self.aux_updates)
+        return _Frozen(plain, compiled, tensors, self.is_param, chosen, unfolded, self.graph.symbol,
+                       self.aux_updates)
 
     def _fail(self, err):
         self._failed = True
@@ -495,8 +502,11 @@ class _Trained:
     """A training-mode compiled function, calibrated once against the plain graph (see the
     module's docstring) at its second call."""
 
-    def __init__(self, plain, compiled, aux_index, chosen):
+    def __init__(self, plain, compiled, aux_index, chosen, aux_updates=None):
+        # aux_index: the auxiliary states a training-mode call updates; aux_updates: the graph's
+        # count of compiled calls that updated them (InductorGraph.aux_updates)
         self.plain, self.compiled, self.aux_index, self.chosen = plain, compiled, aux_index, chosen
+        self.aux_updates = [0] if aux_updates is None else aux_updates
         self.calls = 0
         self.use_plain = False
 
@@ -508,6 +518,8 @@ class _Trained:
             self._calibrate(tensors)
             if self.use_plain:
                 return self.plain(*tensors)
+        if self.aux_index:
+            self.aux_updates[0] += 1
         return self.compiled(*tensors)
 
     def _calibrate(self, tensors):
@@ -535,8 +547,9 @@ class _Frozen:
     (new) parameters have stayed unchanged for :data:`REFREEZE_CALLS` prediction calls: then
     they are frozen again (from the package cache when it has them)."""
 
-    def __init__(self, plain, unfrozen, tensors, is_param, chosen=None, traced=None, symbol=None):
+    def __init__(self, plain, unfrozen, tensors, is_param, chosen=None, traced=None, symbol=None, aux_updates=None):
         self.plain = plain
+        self.aux_updates = [0] if aux_updates is None else aux_updates
         self.traced_fn = plain if traced is None else traced  # what the frozen module runs
         self.calls = 0
         self.use_plain = False
@@ -552,8 +565,7 @@ class _Frozen:
 
     def _setup(self, tensors):
         """Freeze the parameters of ``tensors`` (compiled at the next call)."""
-        self.params = [tensors[k] for k in self.param_index]
-        self.versions = [t._version for t in self.params]  # pylint: disable=protected-access
+        self._remember(tensors)
         self.module = _ParamModule(self.traced_fn, self.params, self.is_param)
         self.frozen = None  # built at the first call: a package (below) or torch.compile's frozen function
         self.traced = False
@@ -589,10 +601,17 @@ class _Frozen:
         self.traced = True
         return out
 
+    def _remember(self, tensors):
+        """Take ``tensors``' parameters, their versions and the auxiliary updates as they are now."""
+        self.params = [tensors[k] for k in self.param_index]
+        self.versions = [t._version for t in self.params]  # pylint: disable=protected-access
+        self.seen_updates = self.aux_updates[0]
+
     def valid(self, tensors):
-        """Whether the parameters are the frozen ones, unchanged."""
-        return all(tensors[k] is b and b._version == v  # pylint: disable=protected-access
-                   for k, b, v in zip(self.param_index, self.params, self.versions))
+        """Whether the parameters are the frozen ones, unchanged (also by compiled training)."""
+        return self.seen_updates == self.aux_updates[0] and all(
+            tensors[k] is b and b._version == v  # pylint: disable=protected-access
+            for k, b, v in zip(self.param_index, self.params, self.versions))
 
     def __call__(self, tensors):
         if self.use_plain:
@@ -611,8 +630,7 @@ class _Frozen:
                 if self.stable >= REFREEZE_CALLS:
                     self._setup(tensors)
             else:
-                self.params = [tensors[k] for k in self.param_index]
-                self.versions = [t._version for t in self.params]  # pylint: disable=protected-access
+                self._remember(tensors)
                 self.stable = 0
         if self.module is not None:
             if self.valid(tensors):
@@ -623,8 +641,7 @@ class _Frozen:
                     return lambda: self._trace(data)
                 return lambda: self.frozen(*data)
             self.frozen = self.module = None  # the weights moved on: the unfrozen function, for now
-            self.params = [tensors[k] for k in self.param_index]
-            self.versions = [t._version for t in self.params]  # pylint: disable=protected-access
+            self._remember(tensors)
             self.stable = 0
         return lambda: self.unfrozen(*tensors)
 
