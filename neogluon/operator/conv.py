@@ -15,8 +15,9 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from . import conv_choice, winograd
-from .registry import (Bool, Float, Int, Shape, Str, check_rule, implementation, register, require,
+from .registry import (Bool, Float, Int, Shape, Str, check_rule, compiling, implementation, register, require,
                        same_shape, shape_rule)
+from .shape import SYMBOLIC_SIZES as EXPORT_CAPTURE  # the flag: set while export_torch captures
 
 _CONV_LAYOUTS = ("NCDHW", "NCHW", "NCW", "NDHWC", "NHWC")
 _POOL_LAYOUTS = _CONV_LAYOUTS + ("NWC",)
@@ -171,10 +172,11 @@ def convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, *
                              % (_shape(data), _shape(weight), kernel, num_filter))
         if small and not torch.is_grad_enabled():
             y = _predict_conv2d(data, weight, bias, stride, pad)
-        elif small and torch.compiler.is_compiling() and _im2col_pays(data, weight):
+        elif small and compiling() and not EXPORT_CAPTURE[0] and _im2col_pays(data, weight):
             # compiled for training, a tiny one keeps torch's im2col + GEMM kernel (conv_choice.py):
             # traced as conv2d it would run oneDNN's, whose fixed cost per call (forward and
-            # backward) was most of LeNet's compiled step at batch 1
+            # backward) was most of LeNet's compiled step at batch 1 (not while export_torch
+            # captures: the size test would fix the batch dimension)
             y = conv_choice.gemm(data, weight, bias, stride, pad)
         else:
             y = conv(data, weight, bias, stride, pad, dilate, num_group)
