@@ -761,3 +761,20 @@ def test_frozen_prediction_sees_running_statistics_updated_by_compiled_training(
     assert np.abs(plain[1].running_mean.data().asnumpy()).max() > 1e-3  # they did move
     for _ in range(2):
         _close(comp(x).asnumpy(), plain(x).asnumpy())
+
+
+@pytest.mark.slow
+def test_training_graph_with_reshape_and_reductions_compiles_once():
+    """Reshape's and the reductions' per-shape plan caches are bypassed while TorchDynamo traces:
+    dynamo guarded on their contents, so every compiled training graph with a Reshape was
+    compiled a second time at its second call (the trace had filled the cache)."""
+    def net_reshape():
+        net = nn.HybridSequential()
+        net.add(nn.Conv2D(4, 3), nn.HybridLambda(lambda F, x: F.reshape(x, (0, -1))),
+                nn.HybridLambda(lambda F, x: F.broadcast_sub(x, F.mean(x, axis=1, keepdims=True))), nn.Dense(3))
+        return net
+    x = nd.random.uniform(shape=(2, 3, 8, 8))
+    plain, comp = _pair(net_reshape, x, static_alloc=True, static_shape=True)
+    for _ in range(4):
+        _step_both(plain, comp, x)
+    assert _joint(comp)._graphs == 1  # dynamo handed one graph to the backend: no recompilation

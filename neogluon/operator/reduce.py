@@ -18,7 +18,8 @@ import torch
 
 from ..base import MXNetError, torch_dtype
 from .elemwise import zero_grad_output
-from .registry import Bool, Dtype, Int, Shape, Str, implementation, register, remember, require, shape_rule
+from .registry import Bool, Dtype, Int, Shape, Str, compiling, implementation, register, remember, require, shape_rule
+from .shape import SYMBOLIC_SIZES  # set while export_torch captures: sizes may be symbolic
 
 _INDEX_DTYPES = ("float16", "float32", "float64", "int32", "int64", "uint8")
 _NORM_DTYPES = ("float16", "float32", "float64", "int32", "int64", "int8")
@@ -204,6 +205,8 @@ def _register_reduction(name, kernel, doc, aliases=()):
         plans = {}
 
         def run(data):
+            if compiling() and not SYMBOLIC_SIZES[0]:  # traced by TorchDynamo: no plan cache (registry.compiling)
+                return _reduce(kernel, data, _reduction_plan(name, data.shape, axis, exclude, keepdims), keepdims)
             plan = plans.get(data.ndim)
             if plan is None:
                 plan = remember(plans, data.ndim, _reduction_plan(name, data.shape, axis, exclude, keepdims))

@@ -36,6 +36,12 @@ __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQU
 CACHE_SIZE = 4096
 
 
+# True while TorchDynamo traces (a compiled graph): a kernel's per-shape plan cache is neither
+# read nor filled then, since dynamo guards on a dict's contents (every compiled training graph
+# with a Reshape was compiled twice: the trace filled the cache, the next call failed the guard)
+compiling = torch.compiler.is_compiling
+
+
 def remember(cache, key, value):
     """Put ``key -> value`` into a dispatch cache unless it is full (see ``CACHE_SIZE``)."""
     if len(cache) < CACHE_SIZE:

@@ -13,8 +13,8 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError
-from .registry import (CACHE_SIZE, REQUIRED, Bool, Float, Int, Shape, Str, check_rule, implementation, register,
-                       remember, require, shape_rule)
+from .registry import (CACHE_SIZE, REQUIRED, Bool, Float, Int, Shape, Str, check_rule, compiling, implementation,
+                       register, remember, require, shape_rule)
 
 __all__ = ["IntOrNone", "norm_axis", "op_error", "infer_reshape"]
 
@@ -171,6 +171,8 @@ def reshape(*, shape, reverse, target_shape, keep_highest):
     def run(data):
         if SYMBOLIC_SIZES[0] and shape:  # captured by export_torch: sizes may be symbolic
             return torch.reshape(data, traced_target(data.shape, shape, reverse))
+        if compiling() and not SYMBOLIC_SIZES[0]:  # traced by TorchDynamo: no plan cache (registry.compiling)
+            return torch.reshape(data, infer_reshape(data.shape, shape, reverse, target_shape, keep_highest))
         out = plans.get(data.shape)
         if out is None:
             out = remember(plans, data.shape, infer_reshape(data.shape, shape, reverse, target_shape,
