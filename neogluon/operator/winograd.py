@@ -36,9 +36,10 @@ thread whatever the count of the call, so a two-thread process got the one-threa
 now each thread count is timed for itself and a variant that loses at two threads is not
 chosen there (benchmarks/bench_winograd.py --resnet18, 2026-11-28, load 5 from other jobs:
 at one thread F(4x4,3x3) was chosen at 56x56 and 28x28 and F(2x2,3x3) at 14x14, the
-network 1.10x, 28.4 -> 25.9 ms; at two threads all three shapes timed direct, 1.01x). It stays off unless asked for: ``NEOGLUON_WINOGRAD=1`` turns it on (worth it
-where prediction runs on one thread: ``OMP_NUM_THREADS=1``, or a machine whose other work
-leaves one core); unset or ``0``, every convolution is direct and nothing is timed.
+network 1.10x, 28.4 -> 25.9 ms; at two threads all three shapes timed direct, 1.01x). It
+stays off unless asked for: ``NEOGLUON_WINOGRAD=1`` turns it on (worth it where prediction
+runs on one thread: ``OMP_NUM_THREADS=1``, or a machine whose other work leaves one core);
+unset or ``0``, every convolution is direct and nothing is timed.
 """
 import contextlib
 import json
