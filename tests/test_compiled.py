@@ -73,6 +73,17 @@ def _step_both(plain, comp, x, seed=None):
         _close(h, g)
 
 
+def _accumulate_both(plain, comp, x):
+    """grad_req 'add' on both networks: two recorded calls and backwards accumulate the same
+    gradients."""
+    for net in (plain, comp):
+        for p in net.collect_params().values():
+            p.grad_req = "add"
+            p.zero_grad()
+    for _ in range(2):
+        _step_both(plain, comp, x)
+
+
 def mlp():
     net = nn.HybridSequential()
     net.add(nn.Dense(32, activation="relu"), nn.BatchNorm(), nn.Dropout(0.5), nn.Dense(5))
@@ -691,13 +702,7 @@ def test_small_training_graph_runs_as_one_autograd_node():
             (comp(x) ** 2).sum().backward()
     names = {e.name for e in prof.events()}
     assert "aten::_slow_conv2d_forward" in names and "aten::mkldnn_convolution" not in names, names
-    # grad_req 'add': two backward calls accumulate, as in the plain graph
-    for net in (plain, comp):
-        for p in net.collect_params().values():
-            p.grad_req = "add"
-            p.zero_grad()
-    for _ in range(2):
-        _step_both(plain, comp, x)
+    _accumulate_both(plain, comp, x)
     # a parameter without gradient: the guard sends the call to the usual compiled function
     for net in (plain, comp):
         net[0].weight.grad_req = "null"
@@ -720,6 +725,28 @@ def test_direct_training_call_updates_running_statistics():
     assert _joint(comp).direct
     with autograd.predict_mode():
         _close(comp(x).asnumpy(), plain(x).asnumpy())
+
+
+@pytest.mark.slow
+def test_direct_training_call_takes_an_output_reshaped_from_an_intermediate():
+    """A 3-d ``Dense(flatten=False)`` returns a reshape of its 2-d product, which AOTAutograd
+    hides behind ``_unsafe_view`` and returns as it comes (the LSTM language model's decoder):
+    it runs through the one-node call too, with the plain graph's outputs and gradients, for
+    grad_req 'write' and 'add'."""
+    def decoded():
+        net = nn.HybridSequential()
+        net.add(nn.Dense(8, flatten=False, in_units=6), nn.Dense(5, flatten=False, in_units=8))
+        return net
+    x = nd.random.uniform(shape=(3, 4, 6))
+    plain, comp = _pair(decoded, x, static_alloc=True, static_shape=True)
+    for _ in range(3):
+        _step_both(plain, comp, x)
+    assert _joint(comp).direct
+    with autograd.record():
+        y = comp(x)
+    assert type(y._t.grad_fn).__name__ == "_JointFunctionBackward"
+    _accumulate_both(plain, comp, x)
+    _compiled(comp, 1)
 
 
 @pytest.mark.slow

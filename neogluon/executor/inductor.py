@@ -329,6 +329,13 @@ def _lazy_compile(fn, options=None):
     return run
 
 
+# AOTAutograd's output kinds its runtime wrapper returns as they come (its NoopAliasHandler): a
+# fresh tensor, or a view of an intermediate no other output shares, which its graph already
+# hid behind ``_unsafe_view`` (a 3-d ``Dense(flatten=False)``'s product reshaped back, as in the
+# LSTMCell benchmark's decoder, whose training graph took the usual path for it: 1-2% slower)
+_PLAIN_OUTPUTS = ("OutputType.non_alias", "OutputType.unsafe_view_alias")
+
+
 class _JointCompiled:
     """A recorded (forward + backward) function compiled by ``torch.compile`` whose compiled
     forward and backward code, once both exist, are called directly from one
@@ -438,7 +445,7 @@ class _JointCompiled:
                 or meta.num_opaque_objects_saved_for_bw or getattr(meta, "num_backward_tokens", 0)
                 or meta.tokens or meta.subclass_tangent_meta and any(
                     not type(m).__name__ == "PlainTensorMeta" for m in meta.subclass_tangent_meta)
-                or any(str(o.output_type) != "OutputType.non_alias" for o in meta.output_info)
+                or any(str(o.output_type) not in _PLAIN_OUTPUTS for o in meta.output_info)
                 or not all(o.requires_grad for o in meta.output_info) or len(fw_inputs) != len(index)):
             return None
         tangents = [n for n in bw_graph.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
