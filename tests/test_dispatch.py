@@ -145,6 +145,31 @@ def test_one_cache_entry_per_raw_attributes():
     assert len(op._entries) <= registry.CACHE_SIZE
 
 
+def test_list_attributes_are_cached_as_their_own_entry():
+    """``nd.image.normalize(x, mean=[...])`` (lists, as the gluon tutorials write them) finds
+    its entry in the cache instead of parsing and building its constants at every call; the
+    entry keeps its own copy of the lists (the caller may change them) and stays apart from
+    the tuple call's (a traced graph writes the raw value into the JSON as given)."""
+    op = registry.get("_image_normalize")
+    x = nd.array(np.arange(12.0).reshape(3, 2, 2))
+    mean, std = [1.0, 2.0, 3.0], [1.0, 2.0, 4.0]
+    first = nd.image.normalize(x, mean=mean, std=std)
+    entry = op.entry({"mean": mean, "std": std})
+    before = len(op._entries)
+    for _ in range(3):
+        again = nd.image.normalize(x, mean=mean, std=std)
+        assert op.entry({"mean": mean, "std": std}) is entry
+    assert len(op._entries) == before
+    np.testing.assert_array_equal(again.asnumpy(), first.asnumpy())
+    expected = (np.arange(12.0).reshape(3, 2, 2) - np.array(mean)[:, None, None]) / np.array(std)[:, None, None]
+    np.testing.assert_allclose(first.asnumpy(), expected, rtol=1e-6)
+    mean[0] = 5.0  # the caller's list changes: a new entry, the new value
+    moved = nd.image.normalize(x, mean=mean, std=std)
+    assert entry.raw["mean"] == [1.0, 2.0, 3.0] and isinstance(entry.raw["mean"], list)
+    np.testing.assert_allclose(moved.asnumpy()[0], (np.arange(4.0).reshape(2, 2) - 5.0), rtol=1e-6)
+    assert op.entry({"mean": (1.0, 2.0, 3.0), "std": (1.0, 2.0, 4.0)}) is not entry
+
+
 def test_register_keeps_its_keywords_and_takes_a_check_rule():
     """The registration API other operator files use is unchanged; ``check=`` is new."""
     seen = []

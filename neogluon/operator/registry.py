@@ -17,6 +17,7 @@ Python values or from the strings found in ``-symbol.json``; a symbol keeps the 
 it was given so that JSON is written back exactly as MXNet wrote it.
 """
 import ast
+import copy
 import functools
 
 import numpy as np
@@ -47,6 +48,13 @@ def remember(cache, key, value):
     if len(cache) < CACHE_SIZE:
         cache[key] = value
     return value
+
+
+def _hashable(value):
+    """A list attribute value (nested lists too) as a hashable key of its own: a tuple
+    marked by ``list``, so that the entry keeps its raw list (a traced graph writes it
+    into the JSON as MXNet does, ``[0.1, 0.2]``, not as the tuple's ``(0.1, 0.2)``)."""
+    return (list,) + tuple(_hashable(v) for v in value) if isinstance(value, list) else value
 
 
 class _Required:
@@ -379,13 +387,20 @@ class Operator:
     # -- the cache of calls
     def entry(self, raw):
         """The :class:`Entry` for raw keyword attributes (Python values or JSON strings),
-        from the operator's cache when it has seen them (unhashable values are parsed
-        each time)."""
+        from the operator's cache when it has seen them (lists too, see :func:`_hashable`:
+        ``normalize(x, mean=[...])`` parsed its attributes and built its constants at every
+        call; other unhashable values are parsed each time)."""
         try:
             key = tuple(raw.items())
             hit = self._entries.get(key)
         except TypeError:
-            return self.new_entry(raw)
+            try:
+                key = tuple((k, _hashable(v)) for k, v in raw.items())
+                hit = self._entries.get(key)
+            except TypeError:
+                return self.new_entry(raw)
+            if hit is None:  # the entry keeps copies: the caller may change its lists later
+                return remember(self._entries, key, self.new_entry(copy.deepcopy(raw)))
         if hit is None:
             hit = remember(self._entries, key, self.new_entry(raw))
         return hit
