@@ -149,6 +149,25 @@ def test_hybridized_calls_and_trainer_steps_adapt(monkeypatch):
     assert len(calls) == 3
 
 
+def test_module_and_executor_calls_adapt(monkeypatch):
+    """The legacy API's graph calls adapt too: ``Module.fit`` on the MNIST MLP ran 6x slower
+    than MXNet beside two busy processes at torch's fixed two threads, 1.03x adapting
+    (benchmarks/bench_module.py, 2026-11-28, load 2.5)."""
+    import numpy as np
+    import neogluon as mx
+    calls = []
+    monkeypatch.setattr(threads, "adapt", lambda: calls.append(1))
+    data = mx.sym.Variable("data")
+    out = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
+    exe = out.simple_bind(mx.cpu(), data=(2, 4))
+    exe.forward(is_train=False, data=mx.nd.ones((2, 4)))
+    assert len(calls) == 1
+    mod = mx.mod.Module(mx.sym.SoftmaxOutput(out, name="softmax"), context=mx.cpu())
+    train = mx.io.NDArrayIter(np.ones((4, 4), "float32"), np.zeros(4, "float32"), batch_size=2)
+    mod.fit(train, num_epoch=1)
+    assert len(calls) >= 3  # one forward per batch
+
+
 def test_the_process_policy_honours_the_environment_at_import():
     code = ("import neogluon, torch; from neogluon import threads; p = threads.policy(); threads.adapt(); "
             "print(p.reason, torch.get_num_threads())")

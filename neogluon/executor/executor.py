@@ -8,6 +8,7 @@ records with torch autograd for the arguments whose ``grad_req`` is not 'null';
 import numpy as np
 import torch
 
+from .. import threads as _threads
 from ..base import MXNetError, torch_dtype
 from ..context import as_context, current_context
 from ..ndarray.ndarray import NDArray
@@ -49,6 +50,7 @@ class Executor:
 
     def forward(self, is_train=False, **kwargs):
         """Run the graph; keywords are copied into the bound argument arrays first."""
+        _threads.adapt()  # intra-op threads for the cores free now (neogluon/threads.py), as a block's call
         for name, value in kwargs.items():
             if name not in self.arg_dict:
                 raise MXNetError("forward: unknown argument %s (arguments: %s)" % (name, ", ".join(self._arg_names)))
