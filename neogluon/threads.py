@@ -85,26 +85,66 @@ policy, the four workloads) it gave no better median (1.74-2.06x against 1.70-1.
 worse 95th percentile (its trial calls: up to 6.4x against 1.45-1.82x). So the under-load
 target for these graphs needs a faster single thread, not another count.
 
+**Tiny graphs.** A graph whose kernels take a few microseconds each loses with a second
+thread even on an idle machine: torch splits its small matrix products and thnn's im2col
+convolutions anyway, and each split pays a wake-up and a barrier larger than the work saved
+(the lead's profile of the tutorial LeNet's batch-1 training step: a convolution's forward
+37 -> 95 us per call, a matrix product 9 -> 20 us). So a hybridized graph's call tells the
+policy whether the graph is tiny: at most :data:`TINY_MACS` multiply-adds in its
+convolutions and matrix products, estimated once per input shape from the inferred shapes
+(``gluon.cached.work``), and no operator output above torch's :data:`GRAIN_SIZE` (a larger
+elementwise loop is split across threads). A tiny graph's call sets one thread at once, and
+the number stays one through its backward and ``Trainer.step`` (the number is global), until
+a graph that is not tiny is called, which gets the load's number at once (the readings go on
+meanwhile, with the same ``up_after`` rule). ``benchmarks/tiny_threads.py`` (plain
+``hybridize()``, medians of 5 alternating rounds of 100 calls, idle machine, 2026-11-28 18:27
+UTC), training step / prediction at 2 threads over 1 thread:
+
+=============  ===========  ==============  ==============
+graph          MACs         train T2/T1     predict T2/T1
+=============  ===========  ==============  ==============
+LeNet b1       0.28 M       1.28            1.04
+LeNet b2       0.56 M       1.19            0.93
+LeNet b4       1.1 M        1.10            0.98
+LeNet b16      4.5 M        0.99            0.92
+MLP b1         0.67 M       1.21            0.40
+MLP b16        10.7 M       1.18            0.65
+MLP b64        42.8 M       0.93            0.61
+=============  ===========  ==============  ==============
+
+(LeNet b1 training: 0.595 ms on one thread, 0.760 on two.) The MLP's matrix-vector
+products at batch 1 predict 2.5x faster on two threads (their 0.67 M multiply-adds read 2.6
+MB of weights), so the threshold lies below them: 0.5 M. Training graphs between LeNet b1
+and the MLP at batch 16 lose with two threads too, but their predictions gain, and the
+estimate does not know which mode will run; they keep the load's number. Eager operators
+run after a tiny graph's call (outside any hybridized block) run on one thread as well,
+until a larger graph is called.
+
 Busy DataLoader worker processes are runnable threads too: the parent's threads take the
 cores the workers leave (each worker itself runs torch on one thread and never adapts).
 
 The number is the user's when they chose it: with ``OMP_NUM_THREADS`` or MXNet's
 ``MXNET_CPU_WORKER_NTHREADS`` set when neogluon is imported, or after they call
 ``torch.set_num_threads`` themselves (seen as a number neogluon did not set), neogluon never
-adapts it. ``NEOGLUON_ADAPTIVE_THREADS=0`` turns the adaptation off. On a system without
-``/proc/loadavg`` there is nothing to read and nothing adapts.
+adapts it (nor for tiny graphs). ``NEOGLUON_ADAPTIVE_THREADS=0`` turns the adaptation off. On a
+system without ``/proc/loadavg`` there is no load to read: only tiny graphs change the number.
 """
 import os
 import sys
 import time
 
-__all__ = ["configure", "Adaptive", "adapt", "fix", "policy", "runnable_others"]
+__all__ = ["configure", "Adaptive", "adapt", "fix", "is_tiny", "policy", "runnable_others"]
 
 USER_VARIABLES = ("OMP_NUM_THREADS", "MXNET_CPU_WORKER_NTHREADS")
 LOADAVG = "/proc/loadavg"
 
 
 SPIN_COUNT = "10000"  # libgomp's spins before a waiting thread sleeps: about 0.15 ms here (docstring)
+# A graph of at most this many multiply-adds (convolutions and matrix products, estimated from
+# its shapes) runs on one thread (docstring: "Tiny graphs"), unless an operator of it makes
+# more than GRAIN_SIZE elements, torch's grain for splitting an elementwise loop across threads
+TINY_MACS = 500000
+GRAIN_SIZE = 32768
 
 
 def configure(environ=os.environ, modules=sys.modules):
@@ -166,6 +206,8 @@ class Adaptive:
         self._get, self._set = get_threads, set_threads
         self.reason = reason  # why it does not adapt (None: it does)
         self.current = None  # the number neogluon last set or found
+        self.base = None  # the number the load allows (``current`` unless a tiny graph runs)
+        self.tiny = False  # whether the last graph called was tiny (then ``current`` is 1)
         self._next = 0.0
         self._raise = []  # the numbers allowed by the readings since the last decrease
         self._pid = os.getpid()
@@ -175,10 +217,17 @@ class Adaptive:
             import torch  # pylint: disable=import-outside-toplevel
             self._get, self._set = torch.get_num_threads, torch.set_num_threads
 
-    def __call__(self):
-        """Adapt the number of threads if the last reading is ``interval`` old; the number."""
+    def __call__(self, tiny=None):
+        """Adapt the number of threads if the last reading is ``interval`` old; the number.
+        ``tiny`` (a graph's call): whether the graph about to run is tiny (:data:`TINY_MACS`):
+        one thread from now on if it is; the load's number at once if it is not; None (between
+        graphs, ``Trainer.step``) keeps what the last graph chose."""
         if self.reason is not None:
             return None
+        if tiny is not None and tiny is not self.tiny:
+            self.tiny = tiny
+            if self.current is not None:
+                return self._retarget()
         now = self.clock()
         if now < self._next:
             return self.current
@@ -189,43 +238,60 @@ class Adaptive:
         """Read the load and set the number of threads now; the number (None: not adapting)."""
         if self.reason is not None:
             return None
+        if not self._still_ours():
+            return None
+        if self.current is None:
+            self.current = self.base = self._get()
+            self.limit = self.limit or self.current
+            self.cores = self.cores or _affinity()
+        others = self.load()
+        if others is not None:
+            want = max(1, min(self.limit, self.cores - others))
+            if want < self.base:
+                self._raise = []
+                self.base = want
+            elif want > self.base:
+                self._raise.append(want)
+                if len(self._raise) >= self.up_after:
+                    self.base = min(self._raise[-self.up_after:])
+                    self._raise = []
+            else:
+                self._raise = []
+        self._apply(1 if self.tiny else self.base)
+        return self.current
+
+    def _still_ours(self):
+        """Whether the number is still neogluon's to set (not in a forked child, not set by
+        someone else since); sets ``reason`` when not."""
         if os.getpid() != self._pid:  # a forked child (a DataLoader worker) keeps what it has
             self.reason = "forked process"
-            return None
+            return False
         self._torch()
-        found = self._get()
-        if self.current is None:
-            self.current = found
-            self.limit = self.limit or found
-            self.cores = self.cores or _affinity()
-        elif found != self.current:  # someone else set it: theirs from now on
-            self.reason = "set by torch.set_num_threads(%d)" % found
+        if self.current is not None:
+            found = self._get()
+            if found != self.current:  # someone else set it: theirs from now on
+                self.reason = "set by torch.set_num_threads(%d)" % found
+                return False
+        return True
+
+    def _retarget(self):
+        """A tiny graph follows a larger one or the other way round: one thread, or the
+        load's number, now (the load is read at its usual interval)."""
+        if not self._still_ours():
             return None
-        others = self.load()
-        if others is None:
-            return self.current
-        want = max(1, min(self.limit, self.cores - others))
-        if want < self.current:
-            self._raise = []
-            self._apply(want)
-        elif want > self.current:
-            self._raise.append(want)
-            if len(self._raise) >= self.up_after:
-                self._apply(min(self._raise[-self.up_after:]))
-                self._raise = []
-        else:
-            self._raise = []
+        self._apply(1 if self.tiny else self.base)
         return self.current
 
     def _apply(self, n):
-        self._set(n)
-        self.current = n
+        if n != self.current:
+            self._set(n)
+            self.current = n
 
     def fix(self, n, reason):
         """Set ``n`` threads and stop adapting (a DataLoader worker: ``fix(1, ...)``)."""
         self._torch()
         self._set(n)
-        self.current = n
+        self.current = self.base = n
         self.reason = reason
 
 
@@ -237,10 +303,17 @@ def policy():
     return _POLICY
 
 
-def adapt():
-    """Between graph calls: adapt the number of intra-op threads (cheap unless a reading is due)."""
+def adapt(tiny=None):
+    """At a graph's call (``tiny``: whether the graph is, :func:`is_tiny`) or between graphs
+    (None): adapt the number of intra-op threads (cheap unless a reading is due)."""
     if _POLICY.reason is None:
-        _POLICY()
+        _POLICY(tiny)
+
+
+def is_tiny(macs, largest):
+    """Whether a graph of ``macs`` multiply-adds whose largest operator output has
+    ``largest`` elements is tiny: best run on one thread (:data:`TINY_MACS`)."""
+    return macs <= TINY_MACS and largest <= GRAIN_SIZE
 
 
 def fix(n, reason):

@@ -134,19 +134,127 @@ def test_runnable_others_reads_the_running_count(tmp_path):
 def test_hybridized_calls_and_trainer_steps_adapt(monkeypatch):
     import neogluon as mx
     calls = []
-    monkeypatch.setattr(threads, "adapt", lambda: calls.append(1))
+    monkeypatch.setattr(threads, "adapt", lambda tiny=None: calls.append(tiny))
     net = mx.gluon.nn.Dense(3)
     net.initialize()
     net.hybridize()
     x = mx.nd.ones((2, 4))
     net(x)
-    assert len(calls) == 1
+    assert calls == [True]                            # 24 multiply-adds: tiny
     trainer = mx.gluon.Trainer(net.collect_params(), "sgd")
     with mx.autograd.record():
         y = net(x)
     y.backward()
     trainer.step(2)
-    assert len(calls) == 3
+    assert calls == [True, True, None]                # the Trainer keeps what the graph chose
+
+
+# ---------------------------------------------------------------------- tiny graphs: one thread
+def test_a_tiny_graph_runs_on_one_thread_until_a_larger_graph_runs():
+    m = Fake(threads_now=2, others=0)
+    p = m.policy(interval=0.1)
+    assert p(tiny=False) == 2 and m.sets == []
+    assert p(tiny=True) == 1 and m.sets == [1]        # at once, though no reading is due
+    for _ in range(5):
+        m.t += 1                                      # readings due: the load allows 2
+        assert p() == 1                               # backward, Trainer.step: still one
+        assert p(tiny=True) == 1
+    assert m.sets == [1]
+    assert p(tiny=False) == 2 and m.sets == [1, 2]    # a larger graph: the load's number at once
+    assert p() == 2 and m.sets == [1, 2]
+
+
+def test_the_load_is_followed_while_tiny_graphs_run():
+    m = Fake(threads_now=2, others=0)
+    p = m.policy(interval=0.1)
+    p(tiny=True)
+    m.others, m.t = 1, 1.0                            # a neighbour starts while tiny graphs run
+    assert p(tiny=True) == 1 and p.base == 1
+    assert p(tiny=False) == 1 and m.sets == [1]       # the larger graph gets the load's one thread
+    m.others = 0
+    assert p(tiny=True) == 1                          # tiny again: one thread at once, no reading
+    for _ in range(3):                                # up after three readings, as before
+        m.t += 1
+        p(tiny=True)
+    assert p.base == 2 and m.n == 1
+    assert p(tiny=False) == 2 and m.sets == [1, 2]
+
+
+def test_tiny_graphs_leave_the_users_number_alone():
+    m = Fake(threads_now=2, others=0)
+    p = m.policy(reason="OMP_NUM_THREADS is set")
+    assert p(tiny=True) is None and m.sets == []
+    m = Fake(threads_now=2, others=0)
+    p = m.policy()
+    p(tiny=False)
+    m.n = 2
+    m.set(3)                                          # the user's torch.set_num_threads(3)
+    assert p(tiny=True) is None and m.n == 3 and "set_num_threads(3)" in p.reason
+    assert p(tiny=False) is None and m.sets == [3]
+
+
+def test_a_forked_child_keeps_its_threads_for_tiny_graphs(monkeypatch):
+    m = Fake(threads_now=2, others=0)
+    p = m.policy()
+    p(tiny=False)
+    monkeypatch.setattr(os, "getpid", lambda: -1)
+    assert p(tiny=True) is None and m.sets == [] and p.reason == "forked process"
+    m = Fake(threads_now=2, others=0)
+    p = m.policy()
+    p.fix(1, "DataLoader worker")
+    assert p(tiny=False) is None and p(tiny=True) is None and m.sets == [1]
+
+
+def test_what_is_tiny():
+    assert threads.is_tiny(threads.TINY_MACS, threads.GRAIN_SIZE)
+    assert not threads.is_tiny(threads.TINY_MACS + 1, 10)
+    assert not threads.is_tiny(10, threads.GRAIN_SIZE + 1)  # an elementwise loop torch would split
+    assert not threads.is_tiny(float("inf"), float("inf"))
+
+
+def test_the_work_of_a_graph():
+    import neogluon as mx
+    from neogluon.cli.lenet import build_lenet
+    from neogluon.gluon.cached import work
+    net = build_lenet(mx)
+    sym = net(mx.sym.var("data"))
+    macs, largest = work(sym, {"data": (1, 1, 28, 28)})
+    # conv 6x24x24 outputs of 25, conv 16x8x8 of 150, dense 256 -> 120 -> 84, dot 84 -> 10
+    assert macs == 6 * 24 * 24 * 25 + 16 * 8 * 8 * 150 + 256 * 120 + 120 * 84 + 84 * 10 == 281640
+    assert largest == 6 * 24 * 24
+    assert threads.is_tiny(macs, largest)
+    macs16, largest16 = work(sym, {"data": (16, 1, 28, 28)})
+    assert (macs16, largest16) == (16 * macs, 16 * largest) and not threads.is_tiny(macs16, largest16)
+    assert work(sym, {}) == (float("inf"), float("inf"))   # shapes unknown: not tiny
+    assert work(mx.sym.RNN(mx.sym.var("x"), mx.sym.var("p"), mx.sym.var("s"), state_size=4, num_layers=1,
+                           mode="rnn_tanh"), {"x": (2, 1, 3), "p": (36,), "s": (1, 1, 4)})[0] == float("inf")
+    deconv = mx.sym.Deconvolution(mx.sym.var("x"), kernel=(2, 2), num_filter=3, no_bias=True)
+    assert work(deconv, {"x": (1, 4, 5, 5)})[0] == 4 * 5 * 5 * 3 * 2 * 2
+
+
+def test_hybridized_graphs_set_one_thread_when_tiny_and_restore_the_load_count(monkeypatch):
+    import neogluon as mx
+    m = Fake(threads_now=2, others=0)
+    monkeypatch.setattr(threads, "_POLICY", m.policy())
+    small, large = mx.gluon.nn.Dense(3), mx.gluon.nn.Dense(512)
+    for net in (small, large):
+        net.initialize()
+        net.hybridize()
+    trainer = mx.gluon.Trainer(small.collect_params(), "sgd")
+    x = mx.nd.ones((2, 4))
+    with mx.autograd.record():
+        y = small(x)
+    assert m.n == 1
+    y.backward()
+    trainer.step(2)
+    assert m.n == 1 and m.sets == [1]
+    large(mx.nd.ones((64, 512)))                      # 64 x 512 x 512 multiply-adds
+    assert m.n == 2 and m.sets == [1, 2]
+    small(x)
+    small(mx.nd.ones((4096, 4)))                      # another shape, estimated again: 4096 x 3 outputs...
+    assert m.sets == [1, 2, 1]                        # ... still tiny
+    small(mx.nd.ones((16384, 4)))                     # 49152 outputs: torch would split them
+    assert m.sets == [1, 2, 1, 2]
 
 
 def test_module_and_executor_calls_adapt(monkeypatch):

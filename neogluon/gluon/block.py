@@ -26,7 +26,6 @@ import numpy as np
 from .. import name as _name
 from .. import ndarray
 from .. import symbol
-from .. import threads as _threads
 from ..base import MXNetError
 from ..fileio import atomic_write_all, read_file
 from ..ndarray import serialization as _serialization
@@ -690,7 +689,6 @@ class HybridBlock(Block):
             raise ValueError("Deferred initialization failed because shape cannot be inferred. {}".format(e)) from None
 
     def _call_cached_op(self, *args):
-        _threads.adapt()  # intra-op threads for the cores free now (neogluon/threads.py)
         if self._cached_op is None:
             with args[0].context if isinstance(args[0], NDArray) else _null_scope():
                 self._build_cache(*args)

@@ -25,6 +25,7 @@ import warnings
 
 import torch
 
+from .. import threads as _threads
 from ..base import MXNetError, NotImplementedForSymbol
 from ..core import STATE as _STATE, TRACING as _TRACING, set_tracing as _set_tracing
 from ..executor import compile_graph, cuda_graph, inductor
@@ -118,6 +119,55 @@ def partition(block_name, backend, sym, arg_dict, aux_dict, options):
     return fn(sym, arg_dict, aux_dict, **options)
 
 
+# ---------------------------------------------------------------------- the work of a graph
+# Operators whose cost is a contraction: multiply-adds from their shapes (:func:`work`)
+_CONVOLUTIONS = ("Convolution", "Deconvolution")
+_CONTRACTIONS = frozenset(("FullyConnected", "dot", "batch_dot", "linalg_gemm", "linalg_gemm2", "_npi_matmul",
+                           "_np_dot", "_npi_dot", "_npi_tensordot", "_npi_einsum", "_contrib_interleaved_matmul_selfatt_qk",
+                           "_contrib_interleaved_matmul_selfatt_valatt", "_contrib_interleaved_matmul_encdec_qk",
+                           "_contrib_interleaved_matmul_encdec_valatt"))
+
+
+def _size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def work(symbol, shapes, dtypes=None):
+    """``(macs, largest)``: an estimate of a graph's multiply-adds (its convolutions' and
+    matrix products') and the most elements any of its operators makes, for input ``shapes``
+    (a dict by name); ``(inf, inf)`` when unknown (a shape not inferred, an RNN, a loop or
+    branch over subgraphs, whose cost the shapes do not tell). A product's multiply-adds are
+    ``sqrt(|a| |b| |out|)`` (exact for a matrix product ``m x k`` by ``k x n``; an
+    overestimate for batched ones)."""
+    from ..symbol.infer import infer_graph, known  # pylint: disable=import-outside-toplevel
+    inf = (float("inf"), float("inf"))
+    try:
+        g = infer_graph(symbol, shapes, dtypes)
+    except Exception:  # pylint: disable=broad-except
+        return inf
+    macs, largest = 0, 0
+    for node in g.order:
+        if node.op is None:
+            continue
+        if node.subgraphs or node.op.name == "RNN":
+            return inf
+        ins = [g.entry(src, i)[0] for src, i, _ in node.inputs]
+        outs = [g.entry(node, i)[0] for i in range(node.num_visible_outputs())]
+        if not all(s is not None and known(s) for s in ins + outs):
+            return inf
+        largest = max([largest] + [_size(s) for s in outs])
+        name = node.op.name
+        if name in _CONVOLUTIONS and len(ins) > 1:  # weight (C_out, C_in / groups, *kernel) or transposed
+            per = _size(ins[1][1:])
+            macs += per * (_size(outs[0]) if name == "Convolution" else _size(ins[0]))
+        elif name in _CONTRACTIONS and len(ins) > 1:
+            macs += int((_size(ins[0]) * _size(ins[1]) * _size(outs[0])) ** 0.5)
+    return macs, largest
+
+
 # ---------------------------------------------------------------------- the cached graph
 class CachedOp:
     """A traced Symbol compiled once, with the source of every graph input.
@@ -152,6 +202,7 @@ class CachedOp:
         # the usual order (data first, then parameters) needs no permutation
         self.in_order = self.perm == list(range(len(self.perm)))
         self._arrays = {}
+        self._tiny = {}  # data shapes -> whether the graph is tiny for them (threads.is_tiny)
         self.callback = None
         self.monitor_all = False
 
@@ -170,9 +221,14 @@ class CachedOp:
         """Run on a list of NDArrays (the non-None data arguments); a list of NDArrays."""
         arrays = self.param_arrays(args[0].context)
         tensors = [a._t for a in args]
+        key = tensors[0].shape if len(tensors) == 1 else tuple(t.shape for t in tensors)
+        tiny = self._tiny.get(key)
         tensors.extend([a._t for a in arrays])
         if not self.in_order:
             tensors = [tensors[k] for k in self.perm]
+        if tiny is None:
+            tiny = self._is_tiny(key, tensors)
+        _threads.adapt(tiny)  # intra-op threads: one for a tiny graph, else the cores free now
         is_train = _STATE.training
         if self.callback is not None:
             outs = self._monitored(tensors, is_train)
@@ -184,6 +240,15 @@ class CachedOp:
             finally:
                 _set_grad_enabled(previous)
         return [NDArray(o) for o in outs]
+
+    def _is_tiny(self, key, tensors):
+        """Whether the graph is tiny for these input tensors (in graph order): estimated once
+        per data shape, for at most :data:`_SHAPES_ESTIMATED` shapes (then: not tiny)."""
+        if len(self._tiny) >= _SHAPES_ESTIMATED:
+            return False
+        shapes = {n.name: tuple(t.shape) for n, t in zip(self.compiled.inputs, tensors)}
+        tiny = self._tiny[key] = _threads.is_tiny(*work(self.symbol, shapes))
+        return tiny
 
     def _monitored(self, tensors, is_train):
         """Node-by-node execution calling the op hook on each node's outputs (and inputs)."""
@@ -206,6 +271,7 @@ class CachedOp:
 
 
 _DATA = operator.attrgetter("_data")
+_SHAPES_ESTIMATED = 64  # a graph called with ever new shapes stops estimating its work after these
 
 
 # ---------------------------------------------------------------------- tracing mx.nd code
