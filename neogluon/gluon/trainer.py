@@ -227,21 +227,38 @@ class Trainer:
         MXNet, each parameter's gradients are checked fresh (or, with ``ignore_stale_grad``,
         stale ones skipped) and marked consumed in turn: a stale one raises after the
         parameters before it were consumed."""
+        # pylint: disable=protected-access
         updates = [([], [], []) for _ in self._updaters]
+        on_kvstore = bool(self._kvstore and self._update_on_kvstore)
+        one = updates[0] if len(updates) == 1 else None
         for i, param in enumerate(self._params):
-            if param._grad_req == 'null':  # pylint: disable=protected-access
+            if param._grad_req == 'null':
                 continue
-            arrays, grads = _arrays(param), param.list_grad()
+            arrays, grads = param._data, param._grad
+            if arrays is None or grads is None:  # not initialized: the accessors raise MXNet's errors
+                arrays, grads = _arrays(param), param.list_grad()
+            if one is not None and len(arrays) == 1:  # one context (the usual case), without the loops below
+                arr = arrays[0]
+                if not getattr(arr, '_fresh_grad', False):
+                    if not ignore_stale_grad:
+                        self._check_fresh(param, arrays)
+                    continue
+                if not on_kvstore:
+                    one[0].append(i)
+                    one[1].append(grads[0])
+                    one[2].append(arr)
+                    arr._fresh_grad = False
+                continue
             if not ignore_stale_grad:
                 self._check_fresh(param, arrays)
-            if self._kvstore and self._update_on_kvstore:
+            if on_kvstore:
                 continue  # the KVStore ran the optimizer in _allreduce_grads
             for (indices, grad_list, weights), arr, grad in zip(updates, arrays, grads):
-                if getattr(arr, '_fresh_grad', False) or not ignore_stale_grad:
+                if not ignore_stale_grad or getattr(arr, '_fresh_grad', False):
                     indices.append(i)
                     grad_list.append(grad)
                     weights.append(arr)
-                    arr._fresh_grad = False  # pylint: disable=protected-access
+                    arr._fresh_grad = False
         return updates
 
     def _update(self, ignore_stale_grad=False):

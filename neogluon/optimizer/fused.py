@@ -21,6 +21,8 @@ import torch
 
 from ..operator.optimizer_ops import sgd_coefficient
 
+_set_grad_enabled = torch._C._set_grad_enabled  # pylint: disable=protected-access
+
 __all__ = ["groupable", "sgd", "adam", "Scratch", "scratch"]
 
 
@@ -83,13 +85,22 @@ def _scaled(grads, rescale_grad, clip_gradient, lrs, out):
     return g
 
 
-@torch.no_grad()
 def sgd(weights, grads, moms, lrs, wds, momentum, rescale_grad, clip_gradient, buffers=None):
     """``sgd_update`` (``moms`` None) or ``sgd_mom_update`` of every weight, in place;
     ``buffers`` a :class:`Scratch` (a new one when None)."""
-    if moms is None:
-        _plain_sgd(weights, grads, lrs, wds, rescale_grad, clip_gradient, buffers)
+    if moms is None:  # grad mode off without no_grad()'s context object (a small step's few microseconds)
+        previous = torch.is_grad_enabled()
+        _set_grad_enabled(False)
+        try:
+            _plain_sgd(weights, grads, lrs, wds, rescale_grad, clip_gradient, buffers)
+        finally:
+            _set_grad_enabled(previous)
         return
+    with torch.no_grad():
+        _momentum_sgd(weights, grads, moms, lrs, wds, momentum, rescale_grad, clip_gradient, buffers)
+
+
+def _momentum_sgd(weights, grads, moms, lrs, wds, momentum, rescale_grad, clip_gradient, buffers):
     tmp = (buffers or Scratch()).get(0, weights)
     torch._foreach_mul_(moms, momentum)
     torch._foreach_sub_(moms, _mul_into(tmp, weights, [lr * wd for lr, wd in zip(lrs, wds)]))
@@ -108,11 +119,14 @@ def _plain_sgd(weights, grads, lrs, wds, rescale_grad, clip_gradient, buffers):
         grads = _mul_into((buffers or Scratch()).get(0, weights), grads, rescale_grad)
         torch._foreach_clamp_min_(grads, -clip_gradient)
         torch._foreach_clamp_max_(grads, clip_gradient)
-    groups = {}
-    for w, g, lr in zip(weights, grads, lrs):
-        ws, gs = groups.setdefault(sgd_coefficient(lr, rescale_grad, clip_gradient)[0], ([], []))
-        ws.append(w)
-        gs.append(g)
+    if len(set(lrs)) == 1:  # one learning rate (usually): one coefficient
+        groups = {sgd_coefficient(lrs[0], rescale_grad, clip_gradient)[0]: (weights, grads)}
+    else:
+        groups = {}
+        for w, g, lr in zip(weights, grads, lrs):
+            ws, gs = groups.setdefault(sgd_coefficient(lr, rescale_grad, clip_gradient)[0], ([], []))
+            ws.append(w)
+            gs.append(g)
     for coef, (ws, gs) in groups.items():
         torch._foreach_add_(ws, gs, alpha=-coef)
 

@@ -314,13 +314,19 @@ class SGD(_MasterCopyFirst):
         w, g = [x._t for x in weights], [x._t for x in grads]
         if not fused.groupable(w, g, *(moms,) if moms else ()):
             return False
-        lrs, wds = [], []
-        size = max(self.aggregate_num, 1)
-        for start in range(0, len(indices), size):
-            chunk = indices[start:start + size]
-            self._update_count(chunk)
-            lrs.extend(map(float, self._get_lrs(chunk)))
-            wds.extend(map(float, self._get_wds(chunk)))
+        if self.lr_scheduler is None and type(self)._get_lrs is Optimizer._get_lrs \
+                and type(self)._get_wds is Optimizer._get_wds:
+            # the rates do not follow num_update: counting the lists one after the other is counting them all
+            self._update_count(indices)
+            lrs, wds = list(map(float, self._get_lrs(indices))), list(map(float, self._get_wds(indices)))
+        else:
+            lrs, wds = [], []
+            size = max(self.aggregate_num, 1)
+            for start in range(0, len(indices), size):
+                chunk = indices[start:start + size]
+                self._update_count(chunk)
+                lrs.extend(map(float, self._get_lrs(chunk)))
+                wds.extend(map(float, self._get_wds(chunk)))
         clip = self.clip_gradient if self.clip_gradient else -1.0
         fused.sgd(w, g, moms, lrs, wds, self.momentum if self.momentum > 0 else 0.0, self.rescale_grad, clip,
                   fused.scratch(self))
@@ -819,19 +825,23 @@ class Updater:
     def _update_aggregated(self, indices, weights, grads):
         """MXNet's aggregated path: parameters grouped by dtype, passed as lists of up to
         ``aggregate_num`` (SGD and LAMB use it)."""
-        by_dtype = {}
-        for i, w, g in zip(indices, weights, grads):
-            by_dtype.setdefault(w._t.dtype, []).append((i, w, g))
+        dtype = weights[0]._t.dtype
+        if all(w._t.dtype == dtype for w in weights):  # one dtype (the usual case): one group as given
+            groups = [(indices, weights, grads)]
+        else:
+            by_dtype = {}
+            for i, w, g in zip(indices, weights, grads):
+                by_dtype.setdefault(w._t.dtype, []).append((i, w, g))
+            groups = [tuple(list(x) for x in zip(*group)) for group in by_dtype.values()]
         size = self.optimizer.aggregate_num
-        for group in by_dtype.values():
-            idx, ws, gs = (list(x) for x in zip(*group))
-            if len(group) > 1 and _all_dense(ws, gs) and \
+        for idx, ws, gs in groups:
+            if len(idx) > 1 and _all_dense(ws, gs) and \
                     self.optimizer.fused_update(idx, ws, gs, [self.states[i] for i in idx]):
                 continue
+            group = list(zip(idx, ws, gs))
             for start in range(0, len(group), size):
-                chunk = group[start:start + size]
-                idx, ws, gs = (list(x) for x in zip(*chunk))
-                self.optimizer.update_multi_precision(idx, ws, gs, [self.states[i] for i in idx])
+                c_idx, c_ws, c_gs = (list(x) for x in zip(*group[start:start + size]))
+                self.optimizer.update_multi_precision(c_idx, c_ws, c_gs, [self.states[i] for i in c_idx])
 
     def sync_state_context(self, state, context):
         """The state with every array moved to ``context``."""
@@ -866,4 +876,4 @@ def _all_dense(weights, grads):
     """Whether a group can take a fused multi-tensor update: a sparse weight or gradient
     (a row_sparse gradient's lazy update) is updated one parameter at a time, as MXNet
     leaves it out of its aggregated updates."""
-    return all(x.stype == "default" for x in weights) and all(x.stype == "default" for x in grads)
+    return not any(x._sparse for x in weights) and not any(x._sparse for x in grads)
