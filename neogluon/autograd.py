@@ -262,13 +262,27 @@ def _backward_error(err):
     return MXNetError("autograd backward failed: %s" % msg)
 
 
+# torch.autograd.backward's engine call. backward() checks and makes the head gradients itself
+# (shapes, dtypes, ones), so for plain tensors it calls the engine as torch.autograd.backward
+# does after its own checks (no tensor subclass to dispatch, no grad_tensors to make).
+_ENGINE_BACKWARD = getattr(getattr(torch.autograd, "graph", None), "_engine_run_backward", None)
+
+
+def _run_backward(ts, gs, retain_graph):
+    if _ENGINE_BACKWARD is not None and all(type(t) is torch.Tensor for t in ts) \
+            and all(type(g) is torch.Tensor for g in gs):  # noqa: E721
+        _ENGINE_BACKWARD(tuple(ts), tuple(gs), retain_graph, False, (), allow_unreachable=True, accumulate_grad=True)
+    else:
+        torch.autograd.backward(ts, gs, retain_graph=retain_graph)
+
+
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name
     """Compute the gradients of ``heads`` and deliver them to the ``.grad`` of every
     variable the graph reaches; without ``retain_graph`` the graph is freed."""
     heads, ts, gs = _heads_and_grads(heads, head_grads)
     with _RecordingStateScope(False, train_mode):
         try:
-            torch.autograd.backward(ts, gs, retain_graph=retain_graph)
+            _run_backward(ts, gs, retain_graph)
         except RuntimeError as e:
             raise _backward_error(e) from None
     if not retain_graph:

@@ -161,3 +161,29 @@ def test_user_mistakes_raise_mxnet_errors():
 def test_get_symbol_points_to_hybridize():
     with pytest.raises(mx.MXNetError, match="hybridize"):
         mx.autograd.get_symbol(mx.nd.ones((1,)))
+
+
+def test_backward_calls_the_engine_directly_for_plain_tensors_only(monkeypatch):
+    import torch
+    from neogluon import autograd as ag
+    seen = []
+    real = torch.autograd.backward
+    monkeypatch.setattr(torch.autograd, "backward", lambda *a, **k: (seen.append(1), real(*a, **k)))
+    x = mx.nd.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = (x * x).sum()
+    y.backward()
+    assert seen == [] and x.grad.asnumpy().tolist() == [2.0, 4.0, 6.0]
+
+    class Sub(torch.Tensor):
+        pass
+    leaf = torch.tensor([1.0, 2.0], requires_grad=True)
+    head = (leaf * 3).sum().as_subclass(Sub)
+    ag._run_backward([head], [torch.ones_like(head)], False)  # a subclass: torch's own dispatching call
+    assert seen and leaf.grad.tolist() == [3.0, 3.0]
+    with mx.autograd.record():
+        y = (x * x).sum()
+    y.backward()
+    with pytest.raises(mx.base.MXNetError):
+        y.backward()                                 # the graph was freed: MXNet's error, as before
