@@ -7,7 +7,7 @@ Each net (the tutorial LeNet and the 784-512-512-10 MLP of bench_workloads.py, a
 batch sizes) runs issue 17's training step (or a prediction) at 1 and at 2 intra-op threads,
 alternating round by round in one process, with the adaptive count off
 (``NEOGLUON_ADAPTIVE_THREADS=0``). Printed per net: the estimated multiply-adds and largest
-operator output of its graph (``gluon.cached.work``), the median step at each count (ms, over
+operator output of its graph (``executor.work.work``), the median step at each count (ms, over
 rounds of the per-round median) and their ratio T2/T1 (above 1: two threads are slower).
 """
 import argparse
@@ -28,6 +28,7 @@ NETS = ("lenet_b1", "lenet_b2", "lenet_b4", "lenet_b8", "lenet_b16", "mlp_b1", "
 
 def build(mx, name, variant, mode):
     import numpy as np
+    from neogluon.executor.work import work
     kind, batch = name.rsplit("_b", 1)
     batch = int(batch)
     net = bw.gluon_net(mx, kind + ("_b1" if kind == "lenet" else "_b64"))
@@ -42,7 +43,7 @@ def build(mx, name, variant, mode):
     op = net._cached_op  # pylint: disable=protected-access
     tensors = [x._t] + [a._t for a in op.param_arrays(x.context)]
     tensors = [tensors[k] for k in op.perm]
-    est = mx.gluon.cached.work(op.symbol, {n.name: tuple(t.shape) for n, t in zip(op.compiled.inputs, tensors)})
+    est = work(op.symbol, {n.name: tuple(t.shape) for n, t in zip(op.compiled.inputs, tensors)})
     if mode == "infer":
         return est, lambda: net(x).wait_to_read()
     trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": bw.LR})

@@ -92,7 +92,7 @@ convolutions anyway, and each split pays a wake-up and a barrier larger than the
 37 -> 95 us per call, a matrix product 9 -> 20 us). So a hybridized graph's call tells the
 policy whether the graph is tiny: at most :data:`TINY_MACS` multiply-adds in its
 convolutions and matrix products, estimated once per input shape from the inferred shapes
-(``gluon.cached.work``), and no operator output above torch's :data:`GRAIN_SIZE` (a larger
+(``executor.work.work``), and no operator output above torch's :data:`GRAIN_SIZE` (a larger
 elementwise loop is split across threads). A tiny graph's call sets one thread at once, and
 the number stays one through its backward and ``Trainer.step`` (the number is global), until
 a graph that is not tiny is called, which gets the load's number at once (the readings go on

@@ -215,7 +215,7 @@ def test_what_is_tiny():
 def test_the_work_of_a_graph():
     import neogluon as mx
     from neogluon.cli.lenet import build_lenet
-    from neogluon.gluon.cached import work
+    from neogluon.executor.work import work
     net = build_lenet(mx)
     sym = net(mx.sym.var("data"))
     macs, largest = work(sym, {"data": (1, 1, 28, 28)})
@@ -264,12 +264,15 @@ def test_module_and_executor_calls_adapt(monkeypatch):
     import numpy as np
     import neogluon as mx
     calls = []
-    monkeypatch.setattr(threads, "adapt", lambda: calls.append(1))
+    monkeypatch.setattr(threads, "adapt", lambda tiny=None: calls.append(tiny))
     data = mx.sym.Variable("data")
     out = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
     exe = out.simple_bind(mx.cpu(), data=(2, 4))
     exe.forward(is_train=False, data=mx.nd.ones((2, 4)))
-    assert len(calls) == 1
+    assert calls == [True]                            # 24 multiply-adds: tiny
+    big = mx.sym.FullyConnected(data, num_hidden=512, name="big").simple_bind(mx.cpu(), data=(64, 512))
+    big.forward(is_train=False)
+    assert calls == [True, False]                     # 64 x 512 x 512: the load's number
     mod = mx.mod.Module(mx.sym.SoftmaxOutput(out, name="softmax"), context=mx.cpu())
     train = mx.io.NDArrayIter(np.ones((4, 4), "float32"), np.zeros(4, "float32"), batch_size=2)
     mod.fit(train, num_epoch=1)

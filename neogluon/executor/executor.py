@@ -14,6 +14,7 @@ from ..context import as_context, current_context
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
 from .compiler import compile_graph
+from .work import work
 
 __all__ = ["Executor", "bind", "simple_bind"]
 
@@ -42,6 +43,7 @@ class Executor:
                           if self._grad_req.get(n, "null") != "null" and self.grad_dict.get(n) is not None]
         self._outputs = None
         self._leaves = None
+        self._tiny = None
         self.outputs = []
 
     @property
@@ -50,7 +52,10 @@ class Executor:
 
     def forward(self, is_train=False, **kwargs):
         """Run the graph; keywords are copied into the bound argument arrays first."""
-        _threads.adapt()  # intra-op threads for the cores free now (neogluon/threads.py), as a block's call
+        if self._tiny is None:  # the bound shapes' work, once (neogluon/executor/work.py)
+            self._tiny = _threads.is_tiny(*work(self._symbol, {n: tuple(a.shape) for n, a in zip(
+                self._compiled.input_names, self._inputs)}))
+        _threads.adapt(self._tiny)  # intra-op threads: one for a tiny graph, else the free cores (as a block's call)
         for name, value in kwargs.items():
             if name not in self.arg_dict:
                 raise MXNetError("forward: unknown argument %s (arguments: %s)" % (name, ", ".join(self._arg_names)))

@@ -29,6 +29,7 @@ from .. import threads as _threads
 from ..base import MXNetError, NotImplementedForSymbol
 from ..core import STATE as _STATE, TRACING as _TRACING, set_tracing as _set_tracing
 from ..executor import compile_graph, cuda_graph, inductor
+from ..executor.work import work
 from ..ndarray.indexing import GETITEM as _GETITEM, _INT_KEYS
 from ..ndarray.ndarray import NDArray
 from ..np_mode import FLAGS as _NP_FLAGS
@@ -117,55 +118,6 @@ def partition(block_name, backend, sym, arg_dict, aux_dict, options):
         raise MXNetError("HybridBlock %s: backend %r is not registered (available: %s); register one with "
                          "neogluon.gluon.block.register_backend" % (block_name, backend, ", ".join(sorted(_BACKENDS))))
     return fn(sym, arg_dict, aux_dict, **options)
-
-
-# ---------------------------------------------------------------------- the work of a graph
-# Operators whose cost is a contraction: multiply-adds from their shapes (:func:`work`)
-_CONVOLUTIONS = ("Convolution", "Deconvolution")
-_CONTRACTIONS = frozenset(("FullyConnected", "dot", "batch_dot", "linalg_gemm", "linalg_gemm2", "_npi_matmul",
-                           "_np_dot", "_npi_dot", "_npi_tensordot", "_npi_einsum", "_contrib_interleaved_matmul_selfatt_qk",
-                           "_contrib_interleaved_matmul_selfatt_valatt", "_contrib_interleaved_matmul_encdec_qk",
-                           "_contrib_interleaved_matmul_encdec_valatt"))
-
-
-def _size(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
-def work(symbol, shapes, dtypes=None):
-    """``(macs, largest)``: an estimate of a graph's multiply-adds (its convolutions' and
-    matrix products') and the most elements any of its operators makes, for input ``shapes``
-    (a dict by name); ``(inf, inf)`` when unknown (a shape not inferred, an RNN, a loop or
-    branch over subgraphs, whose cost the shapes do not tell). A product's multiply-adds are
-    ``sqrt(|a| |b| |out|)`` (exact for a matrix product ``m x k`` by ``k x n``; an
-    overestimate for batched ones)."""
-    from ..symbol.infer import infer_graph, known  # pylint: disable=import-outside-toplevel
-    inf = (float("inf"), float("inf"))
-    try:
-        g = infer_graph(symbol, shapes, dtypes)
-    except Exception:  # pylint: disable=broad-except
-        return inf
-    macs, largest = 0, 0
-    for node in g.order:
-        if node.op is None:
-            continue
-        if node.subgraphs or node.op.name == "RNN":
-            return inf
-        ins = [g.entry(src, i)[0] for src, i, _ in node.inputs]
-        outs = [g.entry(node, i)[0] for i in range(node.num_visible_outputs())]
-        if not all(s is not None and known(s) for s in ins + outs):
-            return inf
-        largest = max([largest] + [_size(s) for s in outs])
-        name = node.op.name
-        if name in _CONVOLUTIONS and len(ins) > 1:  # weight (C_out, C_in / groups, *kernel) or transposed
-            per = _size(ins[1][1:])
-            macs += per * (_size(outs[0]) if name == "Convolution" else _size(ins[0]))
-        elif name in _CONTRACTIONS and len(ins) > 1:
-            macs += int((_size(ins[0]) * _size(ins[1]) * _size(outs[0])) ** 0.5)
-    return macs, largest
 
 
 # ---------------------------------------------------------------------- the cached graph
