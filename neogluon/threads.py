@@ -118,7 +118,9 @@ MB of weights), so the threshold lies below them: 0.5 M. Training graphs between
 and the MLP at batch 16 lose with two threads too, but their predictions gain, and the
 estimate does not know which mode will run; they keep the load's number. Eager operators
 run after a tiny graph's call (outside any hybridized block) run on one thread as well,
-until a larger graph is called.
+until a larger graph is called. One thread is chosen only while every graph of the
+iteration is tiny: an iteration begins when a graph is called a second time, so a larger
+network followed by a tiny hybridized loss keeps its threads for its backward and update.
 
 Busy DataLoader worker processes are runnable threads too: the parent's threads take the
 cores the workers leave (each worker itself runs torch on one thread and never adapts).
@@ -145,6 +147,7 @@ SPIN_COUNT = "10000"  # libgomp's spins before a waiting thread sleeps: about 0.
 # more than GRAIN_SIZE elements, torch's grain for splitting an elementwise loop across threads
 TINY_MACS = 500000
 GRAIN_SIZE = 32768
+ITERATION_GRAPHS = 64  # graphs named in one iteration before it is taken to begin again
 
 
 def configure(environ=os.environ, modules=sys.modules):
@@ -207,7 +210,9 @@ class Adaptive:
         self.reason = reason  # why it does not adapt (None: it does)
         self.current = None  # the number neogluon last set or found
         self.base = None  # the number the load allows (``current`` unless a tiny graph runs)
-        self.tiny = False  # whether the last graph called was tiny (then ``current`` is 1)
+        self.tiny = False  # whether one thread runs now: every graph of this iteration so far was tiny
+        self._iteration = set()  # the graphs called since the iteration began (their ids)
+        self._larger = False  # whether a graph of this iteration was not tiny
         self._next = 0.0
         self._raise = []  # the numbers allowed by the readings since the last decrease
         self._pid = os.getpid()
@@ -217,17 +222,21 @@ class Adaptive:
             import torch  # pylint: disable=import-outside-toplevel
             self._get, self._set = torch.get_num_threads, torch.set_num_threads
 
-    def __call__(self, tiny=None):
+    def __call__(self, tiny=None, graph=None):
         """Adapt the number of threads if the last reading is ``interval`` old; the number.
         ``tiny`` (a graph's call): whether the graph about to run is tiny (:data:`TINY_MACS`):
-        one thread from now on if it is; the load's number at once if it is not; None (between
-        graphs, ``Trainer.step``) keeps what the last graph chose."""
+        one thread from now on if it is and so was every graph of this iteration; the load's
+        number at once if not; None (between graphs, ``Trainer.step``) keeps what the graphs
+        chose. ``graph`` names the graph (its ``id``): an iteration begins when a graph is
+        called again (without a name, at every call)."""
         if self.reason is not None:
             return None
-        if tiny is not None and tiny is not self.tiny:
-            self.tiny = tiny
-            if self.current is not None:
-                return self._retarget()
+        if tiny is not None:
+            tiny = self._in_iteration(tiny, graph)
+            if tiny is not self.tiny:
+                self.tiny = tiny
+                if self.current is not None:
+                    return self._retarget()
         now = self.clock()
         if now < self._next:
             return self.current
@@ -259,6 +268,19 @@ class Adaptive:
                 self._raise = []
         self._apply(1 if self.tiny else self.base)
         return self.current
+
+    def _in_iteration(self, tiny, graph):
+        """Whether every graph of the iteration, this one included, is tiny. A larger network's
+        backward must not run on one thread because a tiny hybridized loss followed its forward."""
+        seen = self._iteration
+        if graph is None or graph in seen or len(seen) >= ITERATION_GRAPHS:
+            seen.clear()
+            self._larger = False
+        if graph is not None:
+            seen.add(graph)
+        if not tiny:
+            self._larger = True
+        return not self._larger
 
     def _still_ours(self):
         """Whether the number is still neogluon's to set (not in a forked child, not set by
@@ -303,11 +325,12 @@ def policy():
     return _POLICY
 
 
-def adapt(tiny=None):
-    """At a graph's call (``tiny``: whether the graph is, :func:`is_tiny`) or between graphs
-    (None): adapt the number of intra-op threads (cheap unless a reading is due)."""
+def adapt(tiny=None, graph=None):
+    """At a graph's call (``tiny``: whether the graph is, :func:`is_tiny`; ``graph``: its
+    ``id``) or between graphs (None): adapt the number of intra-op threads (cheap unless a
+    reading is due)."""
     if _POLICY.reason is None:
-        _POLICY(tiny)
+        _POLICY(tiny, graph)
 
 
 def is_tiny(macs, largest):

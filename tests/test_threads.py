@@ -134,7 +134,7 @@ def test_runnable_others_reads_the_running_count(tmp_path):
 def test_hybridized_calls_and_trainer_steps_adapt(monkeypatch):
     import neogluon as mx
     calls = []
-    monkeypatch.setattr(threads, "adapt", lambda tiny=None: calls.append(tiny))
+    monkeypatch.setattr(threads, "adapt", lambda tiny=None, graph=None: calls.append(tiny))
     net = mx.gluon.nn.Dense(3)
     net.initialize()
     net.hybridize()
@@ -162,6 +162,25 @@ def test_a_tiny_graph_runs_on_one_thread_until_a_larger_graph_runs():
     assert m.sets == [1]
     assert p(tiny=False) == 2 and m.sets == [1, 2]    # a larger graph: the load's number at once
     assert p() == 2 and m.sets == [1, 2]
+
+
+def test_one_thread_only_while_every_graph_of_the_iteration_is_tiny():
+    """A larger network followed by a tiny hybridized loss keeps the load's number through
+    its backward and update; the iteration begins again when a graph is called again."""
+    m = Fake(threads_now=2, others=0)
+    p = m.policy(interval=0.1)
+    net, loss, other = 1, 2, 3
+    for _ in range(3):
+        assert p(tiny=False, graph=net) == 2
+        assert p(tiny=True, graph=loss) == 2          # the larger net of this iteration decides
+        assert p() == 2                               # backward, Trainer.step
+    assert m.sets == []
+    assert p(tiny=True, graph=loss) == 1 and m.sets == [1]   # called again: a new iteration, tiny so far
+    assert p(tiny=True, graph=other) == 1
+    assert p(tiny=False, graph=net) == 2 and m.sets == [1, 2]
+    for k in range(threads.ITERATION_GRAPHS + 1):     # graphs made anew each call: the set stays bounded
+        p(tiny=True, graph=100 + k)
+    assert len(p._iteration) <= threads.ITERATION_GRAPHS and m.n == 1
 
 
 def test_the_load_is_followed_while_tiny_graphs_run():
@@ -257,6 +276,25 @@ def test_hybridized_graphs_set_one_thread_when_tiny_and_restore_the_load_count(m
     assert m.sets == [1, 2, 1, 2]
 
 
+def test_a_tiny_hybridized_loss_leaves_a_larger_network_its_threads(monkeypatch):
+    import neogluon as mx
+    m = Fake(threads_now=2, others=0)
+    monkeypatch.setattr(threads, "_POLICY", m.policy())
+    net = mx.gluon.nn.Dense(512)
+    loss = mx.gluon.loss.L2Loss()
+    for block in (net, loss):
+        block.initialize()
+        block.hybridize()
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd")
+    x, y = mx.nd.ones((64, 512)), mx.nd.zeros((64, 512))
+    for _ in range(3):
+        with mx.autograd.record():
+            out = loss(net(x), y)                     # the loss graph: 64 x 512 outputs, no products...
+        out.backward()
+        trainer.step(64)
+    assert m.sets == [] and m.n == 2                  # ... but the network's products keep both threads
+
+
 def test_module_and_executor_calls_adapt(monkeypatch):
     """The legacy API's graph calls adapt too: ``Module.fit`` on the MNIST MLP ran 6x slower
     than MXNet beside two busy processes at torch's fixed two threads, 1.03x adapting
@@ -264,7 +302,7 @@ def test_module_and_executor_calls_adapt(monkeypatch):
     import numpy as np
     import neogluon as mx
     calls = []
-    monkeypatch.setattr(threads, "adapt", lambda tiny=None: calls.append(tiny))
+    monkeypatch.setattr(threads, "adapt", lambda tiny=None, graph=None: calls.append(tiny))
     data = mx.sym.Variable("data")
     out = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
     exe = out.simple_bind(mx.cpu(), data=(2, 4))

@@ -55,7 +55,7 @@ class Executor:
         if self._tiny is None:  # the bound shapes' work, once (neogluon/executor/work.py)
             self._tiny = _threads.is_tiny(*work(self._symbol, {n: tuple(a.shape) for n, a in zip(
                 self._compiled.input_names, self._inputs)}))
-        _threads.adapt(self._tiny)  # intra-op threads: one for a tiny graph, else the free cores (as a block's call)
+        _threads.adapt(self._tiny, id(self))  # intra-op threads: one for a tiny graph, else the free cores (as a block's call)
         for name, value in kwargs.items():
             if name not in self.arg_dict:
                 raise MXNetError("forward: unknown argument %s (arguments: %s)" % (name, ", ".join(self._arg_names)))

@@ -180,7 +180,7 @@ class CachedOp:
             tensors = [tensors[k] for k in self.perm]
         if tiny is None:
             tiny = self._is_tiny(key, tensors)
-        _threads.adapt(tiny)  # intra-op threads: one for a tiny graph, else the cores free now
+        _threads.adapt(tiny, id(self))  # intra-op threads: one for a tiny graph, else the cores free now
         is_train = _STATE.training
         if self.callback is not None:
             outs = self._monitored(tensors, is_train)
