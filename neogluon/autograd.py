@@ -19,6 +19,7 @@ import weakref
 
 import torch
 
+from . import threads as _threads
 from .base import MXNetError
 from .core import STATE, check_assign  # noqa: F401  (the state lives in the bottom layer)
 from .ndarray.ndarray import NDArray
@@ -279,6 +280,7 @@ def _run_backward(ts, gs, retain_graph):
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # pylint: disable=redefined-outer-name
     """Compute the gradients of ``heads`` and deliver them to the ``.grad`` of every
     variable the graph reaches; without ``retain_graph`` the graph is freed."""
+    _threads.adapt()  # intra-op threads for the cores free now: imperative loops have no graph call
     heads, ts, gs = _heads_and_grads(heads, head_grads)
     with _RecordingStateScope(False, train_mode):
         try:

@@ -39,8 +39,9 @@ beside the neighbour). Not measured on an idle machine (there was none that day)
 **Intra-op threads.** Even with passive waiting, a parallel region ends when its slowest
 thread does: with ``n`` threads on ``n`` cores and one other runnable thread, one of ours
 shares a core and the whole call runs at about half speed (benchmarks/thread_study.py). So
-between graph calls (a hybridized block's call, an executor's forward, ``Trainer.step``) neogluon sets torch's
-number of threads to the cores the other runnable threads leave free: ``cores - others``,
+between graph calls (a hybridized block's call, an executor's forward, ``backward()``,
+``Trainer.step``) neogluon sets torch's number of threads to the cores the other runnable
+threads leave free: ``cores - others``,
 at least 1, at most torch's own default, where ``cores`` is this process's CPU affinity and
 ``others`` the runnable threads of the machine (``/proc/loadavg``'s running count) less the
 calling one. The count is read at most every ``interval`` seconds (0.1; one small read of

@@ -146,7 +146,13 @@ def test_hybridized_calls_and_trainer_steps_adapt(monkeypatch):
         y = net(x)
     y.backward()
     trainer.step(2)
-    assert calls == [True, True, None]                # the Trainer keeps what the graph chose
+    assert calls == [True, True, None, None]          # backward and the Trainer keep what the graph chose
+    w = mx.nd.ones((3, 3))
+    w.attach_grad()
+    with mx.autograd.record():
+        z = (w * w).sum()
+    z.backward()                                      # an imperative loop (no graph, no Trainer) adapts too
+    assert calls == [True, True, None, None, None]
 
 
 # ---------------------------------------------------------------------- tiny graphs: one thread
