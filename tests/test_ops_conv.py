@@ -224,3 +224,30 @@ def test_recorded_convolution_runs_the_chosen_kernel_with_the_same_gradients():
         np.testing.assert_allclose(got.grad.asnumpy(), want.grad.numpy(), rtol=1e-4, atol=1e-5)
     key = ((2, 3, 9, 9), (4, 3, 3, 3), torch.float32, False, (2, 2), (1, 1))
     assert conv_choice.choices()[key] in ("gemm", "onednn")
+
+
+def test_predicted_convolution_runs_the_kernel_chosen_by_its_forward():
+    """A plain 2-d convolution that records no backward (a prediction, a hybridized graph's
+    inference) runs the faster kernel for its shapes too, chosen by the forward under a key
+    of its own; the values are torch's conv2d's, in and outside a hybridized graph."""
+    import torch
+    import torch.nn.functional as F
+    from neogluon.operator import conv_choice
+    rng = np.random.RandomState(4)
+    x, w, b = (rng.uniform(-1, 1, s).astype("float32") for s in ((1, 3, 11, 7), (5, 3, 3, 2), (5,)))
+    want = F.conv2d(*(torch.tensor(a) for a in (x, w, b)), stride=(1, 2), padding=(1, 0)).numpy()
+    got = mx.nd.Convolution(*(mx.nd.array(a) for a in (x, w, b)), kernel=(3, 2), stride=(1, 2), pad=(1, 0),
+                            num_filter=5)
+    np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5, atol=1e-6)
+    key = ((1, 3, 11, 7), (5, 3, 3, 2), torch.float32, False, (1, 2), (1, 0), "predict")
+    assert conv_choice.choices()[key] in ("gemm", "onednn")
+    for kernel in (conv_choice._onednn, conv_choice.gemm):  # pylint: disable=protected-access
+        with torch.no_grad():
+            out = kernel(*(torch.tensor(a) for a in (x, w, b)), (1, 2), (1, 0))
+        np.testing.assert_allclose(out.numpy(), want, rtol=1e-5, atol=1e-6)
+    net = mx.gluon.nn.Conv2D(5, (3, 2), strides=(1, 2), padding=(1, 0), in_channels=3)
+    net.initialize()
+    net.weight.set_data(mx.nd.array(w))
+    net.bias.set_data(mx.nd.array(b))
+    net.hybridize()
+    np.testing.assert_allclose(net(mx.nd.array(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)

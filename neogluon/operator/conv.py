@@ -155,7 +155,7 @@ def convolution(*, kernel, stride, dilate, pad, num_filter, num_group, layout, *
     geometry is resolved once; the check rule words the errors."""
     stride, dilate, pad = _geometry("Convolution", kernel, stride, dilate, pad, "convolution")
     nd, last = len(kernel), _channel_last(layout)
-    # a plain 2-d convolution: recorded, it runs the faster kernel for its shapes (conv_choice);
+    # a plain 2-d convolution runs the faster kernel for its shapes, recorded or not (conv_choice);
     # compiled for prediction, a tiny one runs as im2col (below)
     small = nd == 2 and num_group == 1 and dilate == (1, 1)
     conv = conv_choice.conv2d if small else _CONV[nd]
@@ -201,13 +201,13 @@ def _im2col_pays(data, weight):
 def _predict_conv2d(data, weight, bias, stride, pad):
     """A plain 2-d convolution without gradients: traced for compiled prediction, a tiny one
     as im2col and, in a frozen graph, one that measured faster so as Winograd's
-    (operator/winograd.py); run eagerly, ``F.conv2d`` (noted when a frozen graph's kernel
-    choice is being prepared)."""
+    (operator/winograd.py); run eagerly, the kernel chosen for its shapes (conv_choice.py;
+    noted when a frozen graph's kernel choice is being prepared)."""
     tiny = _im2col_pays(data, weight)
     if not torch.compiler.is_compiling():
         if not tiny:
             winograd.collect(data, weight, bias, stride, pad)
-        return F.conv2d(data, weight, bias, stride, pad)
+        return conv_choice.conv2d(data, weight, bias, stride, pad)
     if tiny:
         return _im2col_conv2d(data, weight, bias, stride, pad)
     m = winograd.tile(data, weight, bias, stride, pad)

@@ -14,10 +14,16 @@ process's CPU time, best of each; no random numbers drawn, no result kept) and t
 serves that shape from then on. Both compute the same convolution; their results differ
 by float rounding only.
 
+A call that records no backward (a prediction) is chosen the same way by its forward
+alone, under a key of its own: oneDNN's fixed cost per call makes it the slower kernel for
+small shapes there too (the tutorial LeNet at batch 1, one thread: 41 and 38 µs against
+10 and 13 µs for the GEMM kernel; at batch 16 the second convolution is faster with oneDNN,
+69 against 128 µs).
+
 Only a plain convolution takes part (2-d, one group, no dilation, channel-first, float32 or
-float64 on the CPU, some input needing a gradient); a prediction call, a call traced by
-``torch.compile`` (inductor chooses its own kernels) and everything else run ``conv2d``.
-``NEOGLUON_CONV_CHOICE=0`` turns the choice off (oneDNN, as torch chooses).
+float64 on the CPU); a call traced by ``torch.compile`` (inductor chooses its own kernels)
+and everything else run ``conv2d``. ``NEOGLUON_CONV_CHOICE=0`` turns the choice off (oneDNN,
+as torch chooses).
 """
 import os
 import time
@@ -32,7 +38,7 @@ __all__ = ["TRIALS", "choices", "conv2d", "gemm"]
 TRIALS = 3
 _ON = os.environ.get("NEOGLUON_CONV_CHOICE", "1") != "0"
 _clock = time.process_time  # CPU time: other processes on a shared machine do not disturb it
-_CHOSEN = {}  # (shapes, dtype, bias, stride, pad) -> the kernel serving that convolution (CACHE_SIZE keys)
+_CHOSEN = {}  # (shapes, dtype, bias, stride, pad[, "predict"]) -> the kernel serving that convolution (CACHE_SIZE keys)
 
 
 def gemm(data, weight, bias, stride, pad):
@@ -49,20 +55,26 @@ def choices():
     return {k: f.__name__.strip("_") for k, f in _CHOSEN.items()}
 
 
-def _eligible(data, weight, bias):
-    return (_ON and torch.is_grad_enabled() and data.device.type == "cpu" and data.dim() == 4
-            and data.dtype in (torch.float32, torch.float64) and weight.dtype == data.dtype
-            and (data.requires_grad or weight.requires_grad or bias is not None and bias.requires_grad)
-            and not torch.compiler.is_compiling())
+def _plain(data, weight):
+    return (_ON and data.device.type == "cpu" and data.dim() == 4 and data.dtype in (torch.float32, torch.float64)
+            and weight.dtype == data.dtype and not torch.compiler.is_compiling())
+
+
+def _records(data, weight, bias):
+    return torch.is_grad_enabled() and (data.requires_grad or weight.requires_grad
+                                        or bias is not None and bias.requires_grad)
 
 
 def conv2d(data, weight, bias=None, stride=(1, 1), pad=(0, 0), dilate=(1, 1), groups=1):
-    """``F.conv2d``'s call: a plain convolution (one group, no dilation) recording its
-    backward runs the kernel chosen for its shapes; any other call ``F.conv2d``."""
-    if groups != 1 or tuple(dilate) != (1, 1) or not _eligible(data, weight, bias):
+    """``F.conv2d``'s call: a plain convolution (one group, no dilation) runs the kernel chosen
+    for its shapes, by forward and backward when it records its backward, else by the
+    forward; any other call ``F.conv2d``."""
+    if groups != 1 or tuple(dilate) != (1, 1) or not _plain(data, weight):
         return F.conv2d(data, weight, bias, stride, pad, dilate, groups)
     stride, pad = tuple(stride), tuple(pad)
     key = (data.shape, weight.shape, data.dtype, bias is None, stride, pad)
+    if not _records(data, weight, bias):
+        key += ("predict",)
     fn = _CHOSEN.get(key)
     if fn is None:
         if len(_CHOSEN) >= CACHE_SIZE:  # as every dispatch cache, it stops growing: no more timing
@@ -72,15 +84,17 @@ def conv2d(data, weight, bias=None, stride=(1, 1), pad=(0, 0), dilate=(1, 1), gr
 
 
 def _choose(data, weight, bias, stride, pad):
-    """The faster of oneDNN's and the GEMM kernel for forward + backward on copies of the
-    inputs (oneDNN when the GEMM kernel fails: it is the one torch would run)."""
+    """The faster of oneDNN's and the GEMM kernel on copies of the inputs: forward +
+    backward for a recording call, the forward for a prediction (oneDNN when the GEMM kernel
+    fails: it is the one torch would run)."""
     inputs = [t.detach().clone().requires_grad_(t.requires_grad) if t is not None else None
               for t in (data, weight, bias)]
     leaves = [t for t in inputs if t is not None and t.requires_grad]
 
     def trial(fn):
         out = fn(inputs[0], inputs[1], inputs[2], stride, pad)
-        torch.autograd.grad(out, leaves, torch.ones_like(out))
+        if leaves and torch.is_grad_enabled():
+            torch.autograd.grad(out, leaves, torch.ones_like(out))
 
     best = {_onednn: float("inf"), gemm: float("inf")}
     try:
