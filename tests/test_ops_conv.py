@@ -251,3 +251,7 @@ def test_predicted_convolution_runs_the_kernel_chosen_by_its_forward():
     net.bias.set_data(mx.nd.array(b))
     net.hybridize()
     np.testing.assert_allclose(net(mx.nd.array(x)).asnumpy(), want, rtol=1e-5, atol=1e-6)
+    big = [mx.nd.ones((1, 64, 32, 32)), mx.nd.ones((64, 64, 3, 3))]  # 37.7 M multiply-adds: oneDNN's, untimed
+    before = len(conv_choice.choices())
+    y = mx.nd.Convolution(*big, kernel=(3, 3), pad=(1, 1), num_filter=64, no_bias=True)
+    assert len(conv_choice.choices()) == before and float(y[0, 0, 5, 5].asscalar()) == 64 * 9

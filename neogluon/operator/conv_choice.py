@@ -14,11 +14,15 @@ process's CPU time, best of each; no random numbers drawn, no result kept) and t
 serves that shape from then on. Both compute the same convolution; their results differ
 by float rounding only.
 
-A call that records no backward (a prediction) is chosen the same way by its forward
-alone, under a key of its own: oneDNN's fixed cost per call makes it the slower kernel for
-small shapes there too (the tutorial LeNet at batch 1, one thread: 41 and 38 µs against
-10 and 13 µs for the GEMM kernel; at batch 16 the second convolution is faster with oneDNN,
-69 against 128 µs).
+A small call that records no backward (a prediction; at most :data:`PREDICT_MACS`
+multiply-adds) is chosen the same way by its forward alone, under a key of its own:
+oneDNN's fixed cost per call makes it the slower kernel for small shapes there too (the
+tutorial LeNet at batch 1, one thread: 41 and 38 µs against 10 and 13 µs for the GEMM kernel;
+at batch 16, 100 against 76 µs for the first convolution, while the second, 2.5 M
+multiply-adds, is faster with oneDNN, 69 against 128 µs). Larger predictions keep oneDNN:
+chosen by CPU time at two threads, the serial GEMM kernel won some of ResNet-18's
+convolutions and the plain graph's prediction took 19.3 ms against 18.3 ms with oneDNN's
+everywhere (2026-11-28, idle).
 
 Only a plain convolution takes part (2-d, one group, no dilation, channel-first, float32 or
 float64 on the CPU); a call traced by ``torch.compile`` (inductor chooses its own kernels)
@@ -33,9 +37,10 @@ import torch.nn.functional as F
 
 from .registry import CACHE_SIZE
 
-__all__ = ["TRIALS", "choices", "conv2d", "gemm"]
+__all__ = ["PREDICT_MACS", "TRIALS", "choices", "conv2d", "gemm"]
 
 TRIALS = 3
+PREDICT_MACS = 1 << 21  # the largest prediction (multiply-adds) whose kernel is chosen (docstring)
 _ON = os.environ.get("NEOGLUON_CONV_CHOICE", "1") != "0"
 _clock = time.process_time  # CPU time: other processes on a shared machine do not disturb it
 _CHOSEN = {}  # (shapes, dtype, bias, stride, pad[, "predict"]) -> the kernel serving that convolution (CACHE_SIZE keys)
@@ -74,6 +79,8 @@ def conv2d(data, weight, bias=None, stride=(1, 1), pad=(0, 0), dilate=(1, 1), gr
     stride, pad = tuple(stride), tuple(pad)
     key = (data.shape, weight.shape, data.dtype, bias is None, stride, pad)
     if not _records(data, weight, bias):
+        if data.shape[0] * weight.numel() * data.shape[2] * data.shape[3] > PREDICT_MACS * stride[0] * stride[1]:
+            return F.conv2d(data, weight, bias, stride, pad)
         key += ("predict",)
     fn = _CHOSEN.get(key)
     if fn is None:
