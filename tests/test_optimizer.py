@@ -84,6 +84,15 @@ def test_optimizer_trajectory(case):
     assert opt.num_update == case["num_update"]
 
 
+def test_an_updater_takes_empty_lists():
+    """MXNet 1.9.1's updater does nothing for ``updater([], [], [])`` (checked against it);
+    the aggregated path (SGD's) must not look at a first weight that is not there."""
+    for name in ("sgd", "adam"):
+        opt = mx.optimizer.create(name)
+        mx.optimizer.get_updater(opt)([], [], [])
+        assert opt.num_update == 0
+
+
 def test_create_and_register():
     assert isinstance(mx.optimizer.create("SGD", momentum=0.9), mx.optimizer.SGD)
     assert mx.optimizer.create("adam").lr == 0.001

@@ -825,6 +825,8 @@ class Updater:
     def _update_aggregated(self, indices, weights, grads):
         """MXNet's aggregated path: parameters grouped by dtype, passed as lists of up to
         ``aggregate_num`` (SGD and LAMB use it)."""
+        if not weights:
+            return  # MXNet's updater takes empty lists and does nothing
         dtype = weights[0]._t.dtype
         if all(w._t.dtype == dtype for w in weights):  # one dtype (the usual case): one group as given
             groups = [(indices, weights, grads)]
