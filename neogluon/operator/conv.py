@@ -194,8 +194,7 @@ IM2COL_MACS = 1 << 19
 
 
 def _im2col_pays(data, weight):
-    n, _, h, w = data.shape
-    return n * h * w * weight.numel() <= IM2COL_MACS
+    return conv_choice.macs(data, weight) <= IM2COL_MACS
 
 
 def _predict_conv2d(data, weight, bias, stride, pad):

@@ -37,7 +37,7 @@ import torch.nn.functional as F
 
 from .registry import CACHE_SIZE
 
-__all__ = ["PREDICT_MACS", "TRIALS", "choices", "conv2d", "gemm"]
+__all__ = ["PREDICT_MACS", "TRIALS", "choices", "conv2d", "gemm", "macs"]
 
 TRIALS = 3
 PREDICT_MACS = 1 << 21  # the largest prediction (multiply-adds) whose kernel is chosen (docstring)
@@ -60,6 +60,13 @@ def choices():
     return {k: f.__name__.strip("_") for k, f in _CHOSEN.items()}
 
 
+def macs(data, weight):
+    """A 2-d convolution's multiply-adds at stride 1 (one per input position, weight element
+    and image): the size both its kernel choices go by."""
+    n, _, h, w = data.shape
+    return n * h * w * weight.numel()
+
+
 def _plain(data, weight):
     return (_ON and data.device.type == "cpu" and data.dim() == 4 and data.dtype in (torch.float32, torch.float64)
             and weight.dtype == data.dtype and not torch.compiler.is_compiling())
@@ -79,7 +86,7 @@ def conv2d(data, weight, bias=None, stride=(1, 1), pad=(0, 0), dilate=(1, 1), gr
     stride, pad = tuple(stride), tuple(pad)
     key = (data.shape, weight.shape, data.dtype, bias is None, stride, pad)
     if not _records(data, weight, bias):
-        if data.shape[0] * weight.numel() * data.shape[2] * data.shape[3] > PREDICT_MACS * stride[0] * stride[1]:
+        if macs(data, weight) > PREDICT_MACS * stride[0] * stride[1]:
             return F.conv2d(data, weight, bias, stride, pad)
         key += ("predict",)
     fn = _CHOSEN.get(key)
