@@ -70,7 +70,14 @@ Variants of the backward measured first and slower: the first-maximum mask from 
 ``eq`` of the input against the output (``eq`` into bool and every comparison or ``where``
 on strided views costs 3-15x a contiguous float comparison: ``gt`` 13824 floats into bool 8.3
 us, into float 2.1), the mask as a byte trick (``w & -w`` on the four window bytes as an
-int32: 5 us, but the permuted ``eq`` around it 380 us). Convolutions at two threads (wall
+int32: 5 us, but the permuted ``eq`` around it 380 us), and no Function at all: the same
+indices under ``no_grad`` and the output as ``gather`` of the input (autograd's backward a
+scatter into zeros): pool1 forward + backward 192 us against torch's 266 at one thread, 204
+against 144 at two; pool2 94 / 86 and 92 / 55 (wall clock, 08:59 UTC) -- the scatter costs
+more than the Function's Python. Inside the step (Pooling's calls timed in place, 200 steps,
+the adaptive count at one thread under load) torch's forward takes 264 us for pool1 and 88
+for pool2, a fifth of the step: the target, but not with torch's elementwise operators, whose
+~15 calls a pooling cost 3-8 us each at these sizes. Convolutions at two threads (wall
 clock): thnn's weight + bias gradients 104 (conv1) and 146 (conv2) us against one matrix
 product 75 and 122; at one thread 100 / 167 against 96 / 231 -- and in the ``step`` table at
 two threads (20 rounds of 10 steps, twice, load 2.4-2.5) thnn + thnn stayed the fastest
