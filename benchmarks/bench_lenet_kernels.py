@@ -77,7 +77,10 @@ against 144 at two; pool2 94 / 86 and 92 / 55 (wall clock, 08:59 UTC) -- the sca
 more than the Function's Python. Inside the step (Pooling's calls timed in place, 200 steps,
 the adaptive count at one thread under load) torch's forward takes 264 us for pool1 and 88
 for pool2, a fifth of the step: the target, but not with torch's elementwise operators, whose
-~15 calls a pooling cost 3-8 us each at these sizes. Convolutions at two threads (wall
+~15 calls a pooling cost 3-8 us each at these sizes. Nor through channels-last (the input
+converted, torch's channels-last kernel, the output made contiguous again): pool1 forward +
+backward 255 against 265 us at one thread, 161 against 137 at two; pool2 76 / 89, 78 / 43
+(09:00 UTC, load 1.2). Convolutions at two threads (wall
 clock): thnn's weight + bias gradients 104 (conv1) and 146 (conv2) us against one matrix
 product 75 and 122; at one thread 100 / 167 against 96 / 231 -- and in the ``step`` table at
 two threads (20 rounds of 10 steps, twice, load 2.4-2.5) thnn + thnn stayed the fastest
