@@ -2,19 +2,25 @@
 for them (issue 17: the b16 training step is about as fast as MXNet's, 1.5x is the target).
 
     python benchmarks/bench_lenet_kernels.py [--threads 1] [--rounds 15] [--calls 20] [--batch 16]
-        [--only pool conv inductor step]
+        [--clock thread|wall] [--only pool conv inductor step pool_step]
 
 ``pool``: 2x2 max pooling of the two pooling inputs, forward and forward + backward: torch's
 ``max_pool2d`` (what the Pooling operator runs when a gradient is recorded), the same on
-channels-last data, and the elementwise maximum of the four strided views that Pooling runs
-without a gradient (values only: its gradient would need the index of each window's first
-maximum, and computing that with torch's elementwise operators costs more than the kernel).
+channels-last data, the elementwise maximum of the four strided views that Pooling runs
+without a gradient (values only), ``MaxPool2x2`` (those maxima on the window planes copied
+out once, and a backward that finds each window's first maximum by float comparisons of the
+saved planes and hands the indices to torch's ``max_pool2d_with_indices_backward``: outputs
+and gradients equal to the kernel's, checked) and oneDNN's pooling (MXNet's kernel, through
+torch's mkldnn tensors). ``pool_step``: the whole training step with the recorded poolings on
+torch's kernel or on ``MaxPool2x2``, switched between rounds.
 
 ``conv``: the two convolutions, forward and forward + backward (weight, bias and, for the
 second, data gradients), with the kernels neogluon's per-shape choice times
 (operator/conv_choice.py): oneDNN (``F.conv2d``), torch's per-image im2col + GEMM
 (``thnn_conv2d``), and one batched im2col of the whole batch with one batched GEMM, its
-weight gradient a batched GEMM on the kept patches and its data gradient oneDNN's.
+weight gradient a batched GEMM on the kept patches and its data gradient oneDNN's; and the
+weight + bias gradients alone: thnn's (image by image, on one thread) against one matrix
+product over the whole batch (patches gathered straight into ``(C*k*k, N*L)``).
 
 ``inductor``: a compiled training function of one ReLU on the first pooling's input (what
 the compiled LeNet graph fuses around its pooling), forward + backward, against the same
@@ -24,9 +30,10 @@ the ReLU mask through ``at::vec::VecMask::store(bool*)``, whose conversion loop 
 gcc's loop vectorizer; with the flag it runs as scalar code.
 
 Each variant is timed alternately with the others of its group: per round ``--calls`` calls,
-the calling thread's CPU time (``time.thread_time``: the work of other threads, at
-``--threads 2``, is not counted, so compare at one thread); the table gives the median over
-rounds and the interquartile range, in microseconds per call.
+by default the calling thread's CPU time (``time.thread_time``: the work of other threads, at
+``--threads 2``, is not counted, so compare at one thread, or use ``--clock wall``); the
+steps by the wall clock; the table gives the median over rounds and the interquartile range,
+in microseconds per call.
 
 Measured 2026-11-28 18:52 UTC, one thread, load average 2.3-2.5 (other engineers' jobs):
 pool1 max_pool2d forward 239, forward + backward 311, channels-last 262, view maxima forward
@@ -44,6 +51,46 @@ vectorize the stride-2 loads) have the same branches, and its kernels for ReLU's
 store and load ``bool`` masks through ``at::vec::VecMask``, whose conversions are slow (the
 load about 3 ns per element with or without the flag, compiled standalone): why the compiled
 training graph of this LeNet is slower than the plain one at batch 16.
+
+Measured 2026-12-07 08:56-08:59 UTC (load average 1.3-2.7, other engineers' jobs), helper
+"pool16"; none of it landed. One thread, thread CPU time, 11 rounds of 20: pool1 max_pool2d
+forward 222, forward + backward 262, channels-last 216, MaxPool2x2 forward 52, forward +
+backward 201, oneDNN 253; pool2: 65 / 90 / 49 / 24 / 107 / 148. On the pooling inputs of a
+real step (captured, half zeros) torch's kernel is cheaper than on ``randn().relu()``: pool1
+forward + backward 257 against MaxPool2x2's 212, pool2 74 against 108 -- the backward's ~10
+small operators (comparisons, index arithmetic, torch's scatter into a zeroed gradient) and
+the Function's Python cost eat what the forward saves, and at two threads torch's kernel is
+parallel where the elementwise operators (below their grain size) are not (wall clock,
+quiet moment: pool1 forward + backward 139-144 against 178; pool2 52 against 94-118).
+``pool_step``, 11 rounds of 20 steps: one thread 1822 [1762-1862] against 1851 [1822-1882]
+us; two threads 1724 [1484-1748] against 1749 [1628-1812]; an A/B inside one process with
+glibc's trim and mmap thresholds raised (no page faults on either side) gave ratios torch /
+MaxPool2x2 per round of 0.991 [0.979-1.008] (one thread) and 0.989 [0.960-1.002] (two).
+Variants of the backward measured first and slower: the first-maximum mask from the bool
+``eq`` of the input against the output (``eq`` into bool and every comparison or ``where``
+on strided views costs 3-15x a contiguous float comparison: ``gt`` 13824 floats into bool 8.3
+us, into float 2.1), the mask as a byte trick (``w & -w`` on the four window bytes as an
+int32: 5 us, but the permuted ``eq`` around it 380 us), and no Function at all: the same
+indices under ``no_grad`` and the output as ``gather`` of the input (autograd's backward a
+scatter into zeros): pool1 forward + backward 192 us against torch's 266 at one thread, 204
+against 144 at two; pool2 94 / 86 and 92 / 55 (wall clock, 08:59 UTC) -- the scatter costs
+more than the Function's Python. Inside the step (Pooling's calls timed in place, 200 steps,
+the adaptive count at one thread under load) torch's forward takes 264 us for pool1 and 88
+for pool2, a fifth of the step: the target, but not with torch's elementwise operators, whose
+~15 calls a pooling cost 3-8 us each at these sizes. Nor through channels-last (the input
+converted, torch's channels-last kernel, the output made contiguous again): pool1 forward +
+backward 255 against 265 us at one thread, 161 against 137 at two; pool2 76 / 89, 78 / 43
+(09:00 UTC, load 1.2). Convolutions at two threads (wall
+clock): thnn's weight + bias gradients 104 (conv1) and 146 (conv2) us against one matrix
+product 75 and 122; at one thread 100 / 167 against 96 / 231 -- and in the ``step`` table at
+two threads (20 rounds of 10 steps, twice, load 2.4-2.5) thnn + thnn stayed the fastest
+assignment (1792 and 1841 us; batched im2col + thnn 1820 and 1859, oneDNN + oneDNN 1874 and
+1905): batched im2col's conv1 gain in isolation (132 against 201 us, wall, two threads) does
+not show in the step. Page faults: an A/B of the step alternating two variants in one process
+made glibc give memory back and take it again (159-305 faults a step, 2.29 against 1.75 ms at
+one thread with MALLOC_TRIM_THRESHOLD_ and MALLOC_MMAP_THRESHOLD_ raised); bench_train_step's
+and bench_workloads' steady single-variant loops settle at 0 faults a step, so it is not this
+benchmark's cost (raising only the trim threshold makes it worse: 545 faults, 2.42 ms).
 """
 import argparse
 import json
@@ -92,18 +139,62 @@ def view_maximum(x):
     return torch.maximum(out, t[:, :, :, 1, :, 1], out=out)
 
 
+class MaxPool2x2(torch.autograd.Function):
+    """Recorded 2x2/stride-2 max pooling without torch's kernel (tried for issue 17, not
+    landed). Forward: the four window planes copied out once and their elementwise maxima.
+    Backward: each window's first maximum in row-major order (MXNet 1.9.1's rule, asked of
+    it: equal maxima send the gradient to the top-left one, the NaN-free case torch's kernel
+    shares) as flat plane indices, built with float comparisons of the saved planes
+    (``torch.gt`` into a bool tensor or on strided views costs 3-15x more), then torch's
+    ``max_pool2d_with_indices_backward``. Inputs with NaN would need torch's own indices."""
+
+    @staticmethod
+    def forward(ctx, x):  # pylint: disable=arguments-differ
+        n, c, h, w = x.shape
+        planes = x.view(n, c, h // 2, 2, w // 2, 2).permute(3, 5, 0, 1, 2, 4).contiguous()
+        top_left, top_right, bottom_left, bottom_right = planes.view(4, n, c, h // 2, w // 2).unbind(0)
+        top, bottom = torch.maximum(top_left, top_right), torch.maximum(bottom_left, bottom_right)
+        ctx.save_for_backward(x, planes, top, bottom)
+        return torch.maximum(top, bottom)
+
+    @staticmethod
+    def backward(ctx, g):  # pylint: disable=arguments-differ
+        x, planes, top, bottom = ctx.saved_tensors
+        n, c, h, w = x.shape
+        top_left, top_right, bottom_left, bottom_right = planes.view(4, n, c, h // 2, w // 2).unbind(0)
+        lower = torch.gt(bottom, top, out=torch.empty_like(top))
+        right = torch.gt(top_right, top_left, out=torch.empty_like(top))
+        shift = torch.gt(bottom_right, bottom_left, out=torch.empty_like(top))
+        shift -= right
+        shift += w
+        right += (torch.arange(h // 2).view(-1, 1) * (2 * w) + torch.arange(w // 2) * 2).to(top.dtype)
+        index = torch.addcmul(right, lower, shift).long()
+        return torch.ops.aten.max_pool2d_with_indices_backward(g, x, [2, 2], [2, 2], [0, 0], [1, 1], False, index)
+
+
+def onednn_max_pool(x):
+    """oneDNN's max pooling (MXNet's kernel), through torch's mkldnn tensors."""
+    return torch.ops.aten.mkldnn_max_pool2d(x.to_mkldnn(), [2, 2], [2, 2]).to_dense()
+
+
 def bench_pool(args):
     for name, (c, size) in POOLS.items():
         x = torch.randn(args.batch, c, size, size).relu().requires_grad_()
         g = torch.randn(args.batch, c, size // 2, size // 2)
         xl = x.detach().contiguous(memory_format=torch.channels_last).requires_grad_()
         assert torch.equal(view_maximum(x.detach()), F.max_pool2d(x, 2, 2))
+        want = torch.autograd.grad(F.max_pool2d(x, 2, 2), x, g)[0]
+        for fn in (MaxPool2x2.apply, onednn_max_pool):
+            assert torch.equal(fn(x), F.max_pool2d(x, 2, 2)) and torch.equal(torch.autograd.grad(fn(x), x, g)[0], want)
         report("%s %s, 2x2 max pooling" % (name, tuple(x.shape)), timed({
             "max_pool2d forward": lambda: F.max_pool2d(x, 2, 2),
             "max_pool2d forward + backward": lambda: torch.autograd.grad(F.max_pool2d(x, 2, 2), x, g),
             "channels-last forward + backward": lambda: torch.autograd.grad(F.max_pool2d(xl, 2, 2), xl, g),
             "view maxima forward (no gradient)": lambda: view_maximum(x.detach()),
-        }, args.rounds, args.calls))
+            "MaxPool2x2 forward": lambda: MaxPool2x2.apply(x),
+            "MaxPool2x2 forward + backward": lambda: torch.autograd.grad(MaxPool2x2.apply(x), x, g),
+            "oneDNN forward + backward": lambda: torch.autograd.grad(onednn_max_pool(x), x, g),
+        }, args.rounds, args.calls, args.clock))
 
 
 class BatchedIm2col(torch.autograd.Function):
@@ -149,7 +240,24 @@ def bench_conv(args):
             assert err < 1e-4, (name, kname, err)
             variants[kname + " forward"] = lambda fn=fn: fn(x, w, b)
             variants[kname + " forward + backward"] = lambda fn=fn: torch.autograd.grad(fn(x, w, b), leaves, g)
-        report("%s %s -> %d channels, 5x5" % (name, tuple(x.shape), o), timed(variants, args.rounds, args.calls))
+        gw = torch.ops.aten.convolution_backward(g, x, w, [o], (1, 1), (0, 0), (1, 1), False, (0, 0), 1,
+                                                 (False, True, True))
+        assert torch.allclose(one_mm_weight_grad(x, g, 5), gw[1], rtol=1e-4, atol=1e-3)
+        variants["thnn weight + bias gradients"] = lambda: torch.ops.aten._slow_conv2d_backward(
+            g, x, w, (5, 5), (1, 1), (0, 0), (False, True, True))
+        variants["one-mm weight + bias gradients"] = lambda: (one_mm_weight_grad(x, g, 5), g.sum((0, 2, 3)))
+        report("%s %s -> %d channels, 5x5" % (name, tuple(x.shape), o),
+               timed(variants, args.rounds, args.calls, args.clock))
+
+
+def one_mm_weight_grad(x, g, k):
+    """Stride 1, no pad: the weight gradient of the whole batch as one matrix product, its
+    patches gathered straight into (C*k*k, N*L) (thnn's accumulates image by image on one
+    thread)."""
+    n, c, h, w = x.shape
+    o, oh, ow = g.shape[1], h - k + 1, w - k + 1
+    cols = x.as_strided((c, k, k, n, oh, ow), (h * w, w, 1, c * h * w, w, 1)).reshape(c * k * k, n * oh * ow)
+    return torch.mm(g.transpose(0, 1).reshape(o, n * oh * ow), cols.t()).view(o, c, k, k)
 
 
 def bench_step(args):
@@ -165,8 +273,9 @@ def bench_step(args):
         backward(forward())
         update()
     step()
-    keys = sorted(conv_choice._CHOSEN, key=lambda k: k[1][1])  # pylint: disable=protected-access
-    assert all(k[4:] == ((1, 1), (0, 0)) for k in keys)  # BatchedIm2col: stride 1, no pad
+    keys = sorted((k for k in conv_choice._CHOSEN if k[-1] != "predict"),  # pylint: disable=protected-access
+                  key=lambda k: k[1][1])  # the training step's two (not the first call's prediction kernels)
+    assert len(keys) == 2 and all(k[4:] == ((1, 1), (0, 0)) for k in keys)  # BatchedIm2col: stride 1, no pad
     kernels = {"oneDNN": conv_choice._onednn, "thnn": conv_choice.gemm,  # pylint: disable=protected-access
                "batched im2col": lambda x, w, b, stride, pad: BatchedIm2col.apply(x, w, b)}
 
@@ -179,6 +288,39 @@ def bench_step(args):
     variants = {" + ".join(names): assigned(names) for names in itertools.product(kernels, repeat=len(keys))}
     report("lenet_b%d training step (conv1 + conv2 kernels), wall clock" % args.batch,
            timed(variants, args.rounds, args.calls, time.perf_counter))
+
+
+def bench_pool_step(args):
+    """The plain LeNet training step with Pooling's recorded 2x2 max pooling on torch's
+    kernel or on ``MaxPool2x2``, switched between rounds (operator/conv.py's ``F`` replaced
+    by a copy whose ``max_pool2d`` routes recorded 2x2 calls to the Function)."""
+    import types  # pylint: disable=import-outside-toplevel
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import bench_train_step  # pylint: disable=import-outside-toplevel
+    from neogluon.operator import conv  # pylint: disable=import-outside-toplevel
+    forward, backward, update = bench_train_step.phases("lenet_b%d" % args.batch, "hybridized")
+    plain = conv.F
+    routed = types.SimpleNamespace(**vars(F))
+
+    def max_pool2d(x, kernel, stride=None, *rest, **kw):
+        if (tuple(kernel) == (2, 2) and stride is not None and tuple(stride) == (2, 2) and not rest and not kw
+                and x.requires_grad and torch.is_grad_enabled()):
+            return MaxPool2x2.apply(x)
+        return F.max_pool2d(x, kernel, stride, *rest, **kw)
+    routed.max_pool2d = max_pool2d
+
+    def step(module):
+        def run():
+            conv.F = module
+            backward(forward())
+            update()
+        return run
+    try:
+        report("lenet_b%d training step, recorded 2x2 max pooling, wall clock" % args.batch,
+               timed({"torch's max_pool2d": step(plain), "MaxPool2x2": step(routed)}, args.rounds, args.calls,
+                     time.perf_counter))
+    finally:
+        conv.F = plain
 
 
 def _relu_worker(args):
@@ -228,9 +370,12 @@ def main():
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--batch", type=int, default=16)
-    parser.add_argument("--only", nargs="*", default=["pool", "conv", "inductor", "step"])
+    parser.add_argument("--clock", choices=("thread", "wall"), default="thread",
+                        help="pool and conv: the calling thread's CPU time or the wall clock (use it at 2 threads)")
+    parser.add_argument("--only", nargs="*", default=["pool", "conv", "inductor", "step", "pool_step"])
     parser.add_argument("--worker", choices=("inductor", "vectorizer"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.clock = {"thread": time.thread_time, "wall": time.perf_counter}[args.clock]
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     if args.worker:
@@ -242,7 +387,8 @@ def main():
     print("# LeNet batch %d kernels, torch %s, %d thread(s), load average %s" % (args.batch, torch.__version__,
                                                                               args.threads, load))
     for part in args.only:
-        {"pool": bench_pool, "conv": bench_conv, "inductor": bench_inductor, "step": bench_step}[part](args)
+        {"pool": bench_pool, "conv": bench_conv, "inductor": bench_inductor, "step": bench_step,
+         "pool_step": bench_pool_step}[part](args)
     return None
 
 
