@@ -258,14 +258,21 @@ def test_the_work_of_a_graph():
     assert work(deconv, {"x": (1, 4, 5, 5)})[0] == 4 * 5 * 5 * 3 * 2 * 2
 
 
-def test_hybridized_graphs_set_one_thread_when_tiny_and_restore_the_load_count(monkeypatch):
+def _hybridized_dense(monkeypatch, *units):
+    """A fake machine whose policy is the process's, and hybridized Dense layers of ``units``."""
     import neogluon as mx
     m = Fake(threads_now=2, others=0)
     monkeypatch.setattr(threads, "_POLICY", m.policy())
-    small, large = mx.gluon.nn.Dense(3), mx.gluon.nn.Dense(512)
-    for net in (small, large):
+    nets = [mx.gluon.nn.Dense(u) for u in units]
+    for net in nets:
         net.initialize()
         net.hybridize()
+    return m, nets
+
+
+def test_hybridized_graphs_set_one_thread_when_tiny_and_restore_the_load_count(monkeypatch):
+    import neogluon as mx
+    m, (small, large) = _hybridized_dense(monkeypatch, 3, 512)
     trainer = mx.gluon.Trainer(small.collect_params(), "sgd")
     x = mx.nd.ones((2, 4))
     with mx.autograd.record():
@@ -294,12 +301,7 @@ def test_eager_work_after_a_tiny_graph_gets_the_load_number_back(monkeypatch):
     prediction or a tiny training step used to stay on one thread until a larger graph was
     called; now the count goes back when the tiny work is done."""
     import neogluon as mx
-    m = Fake(threads_now=2, others=0)
-    monkeypatch.setattr(threads, "_POLICY", m.policy())
-    small, other = mx.gluon.nn.Dense(3), mx.gluon.nn.Dense(2)
-    for net in (small, other):
-        net.initialize()
-        net.hybridize()
+    m, (small, other) = _hybridized_dense(monkeypatch, 3, 2)
     x = mx.nd.ones((2, 4))
     small(x)                                          # a prediction: one thread for its call only
     assert m.sets == [1, 2] and m.n == 2
