@@ -58,6 +58,27 @@ def build(mx, name, variant, mode):
     return est, step
 
 
+def alternate(variants, rounds, calls, warm=10):
+    """Time ``variants`` (name -> ``(setup, fn)``) alternately: in each round every variant in
+    turn (the order reversed every other round) runs ``setup()``, ``warm`` calls, then ``calls``
+    timed calls. Name -> the per-round medians (ms)."""
+    names = list(variants)
+    times = {name: [] for name in names}
+    for r in range(rounds):
+        for name in (names if r % 2 == 0 else names[::-1]):
+            setup, fn = variants[name]
+            setup()
+            for _ in range(warm):
+                fn()
+            ts = []
+            for _ in range(calls):
+                t0 = time.perf_counter()
+                fn()
+                ts.append(time.perf_counter() - t0)
+            times[name].append(statistics.median(ts) * 1e3)
+    return times
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=7)
@@ -75,18 +96,8 @@ def main():
     for name in args.nets:
         for mode in args.mode:
             (macs, largest), fn = build(mx, name, args.variant, mode)
-            times = {1: [], 2: []}
-            for r in range(args.rounds):
-                for n in ((1, 2) if r % 2 == 0 else (2, 1)):
-                    torch.set_num_threads(n)
-                    for _ in range(10):
-                        fn()
-                    ts = []
-                    for _ in range(args.calls):
-                        t0 = time.perf_counter()
-                        fn()
-                        ts.append(time.perf_counter() - t0)
-                    times[n].append(statistics.median(ts) * 1e3)
+            times = alternate({n: (lambda n=n: torch.set_num_threads(n), fn) for n in (1, 2)}, args.rounds,
+                              args.calls)
             m1, m2 = statistics.median(times[1]), statistics.median(times[2])
             print("%-10s %-6s %12d %9d %7.3f [%.3f-%.3f] %7.3f [%.3f-%.3f] %7.2f" % (
                 name, mode, macs, largest, m1, min(times[1]), max(times[1]), m2, min(times[2]), max(times[2]),

@@ -287,6 +287,7 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):  # py
             _run_backward(ts, gs, retain_graph)
         except RuntimeError as e:
             raise _backward_error(e) from None
+    _threads.release()  # a tiny graph's work is done: the load's number again (neogluon/threads.py)
     if not retain_graph:
         for h in heads:
             if not h._t.is_leaf:
@@ -310,6 +311,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None, create_graph=Fals
                                         create_graph=create_graph, allow_unused=True)
         except RuntimeError as e:
             raise _backward_error(e) from None
+    _threads.release()  # as backward()
     return [NDArray(torch.zeros_like(v._t) if g is None else g) for v, g in zip(variables, grads)]
 
 

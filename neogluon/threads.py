@@ -95,8 +95,10 @@ policy whether the graph is tiny: at most :data:`TINY_MACS` multiply-adds in its
 convolutions and matrix products, estimated once per input shape from the inferred shapes
 (``executor.work.work``), and no operator output above torch's :data:`GRAIN_SIZE` (a larger
 elementwise loop is split across threads). A tiny graph's call sets one thread at once, and
-the number stays one through its backward and ``Trainer.step`` (the number is global), until
-a graph that is not tiny is called, which gets the load's number at once (the readings go on
+the number stays one through the rest of the iteration's forward (an eager loss) and its
+backward, and goes back to the load's number when ``backward()`` (or ``autograd.grad``, an
+executor's backward) ends, or when a prediction (a call that records nothing) that set it
+returns; a graph that is not tiny gets the load's number at once too (the readings go on
 meanwhile, with the same ``up_after`` rule). ``benchmarks/tiny_threads.py`` (plain
 ``hybridize()``, medians of 5 alternating rounds of 100 calls, idle machine, 2026-11-28 18:27
 UTC), training step / prediction at 2 threads over 1 thread:
@@ -117,11 +119,25 @@ MLP b64        42.8 M       0.93            0.61
 products at batch 1 predict 2.5x faster on two threads (their 0.67 M multiply-adds read 2.6
 MB of weights), so the threshold lies below them: 0.5 M. Training graphs between LeNet b1
 and the MLP at batch 16 lose with two threads too, but their predictions gain, and the
-estimate does not know which mode will run; they keep the load's number. Eager operators
-run after a tiny graph's call (outside any hybridized block) run on one thread as well,
-until a larger graph is called. One thread is chosen only while every graph of the
-iteration is tiny: an iteration begins when a graph is called a second time, so a larger
-network followed by a tiny hybridized loss keeps its threads for its backward and update.
+estimate does not know which mode will run; they keep the load's number.
+
+The one thread ends with the tiny work: before, it lasted until a larger graph was called, so
+the user's eager work after a tiny prediction or training step (NDArray operators, an
+un-hybridized larger network) ran on one thread. Switching costs little: ``torch.set_num_threads``
+takes 0.085 us whether or not the number changes, libgomp keeps its idle threads, and
+``benchmarks/tiny_release.py`` (LeNet b1, the number given back after backward against one
+thread throughout, medians of 11 alternating rounds of 200 calls, 2026-12-07 08:57 UTC, load
+1.6-2.1 from other jobs) measured the training step 1.017x [1.002-1.036] as long with the plain
+graph and 1.008x [0.961-1.070] compiled (0.47 ms), and the prediction 1.003x [0.988-1.051] and
+1.006x [0.990-1.053]; giving it back only after ``Trainer.step`` cost the same (1.018x,
+1.016x), so the 1-2% is the switch of the OpenMP team itself, not ``Trainer.step``'s small
+updates (below :data:`GRAIN_SIZE`), which now run on the load's number. In
+``bench_workloads.py`` (08:55 UTC, load 1.8-2.1, two runs each, alternating with the commit
+before) LeNet b1's training step took 0.474-0.488 ms against 0.477-0.500 before.
+
+One thread is chosen only while every graph of the iteration is tiny: an iteration begins when
+a graph is called a second time (or a backward ends), so a larger network followed by a tiny
+hybridized loss keeps its threads for its backward and update.
 
 Busy DataLoader worker processes are runnable threads too: the parent's threads take the
 cores the workers leave (each worker itself runs torch on one thread and never adapts).
@@ -129,14 +145,19 @@ cores the workers leave (each worker itself runs torch on one thread and never a
 The number is the user's when they chose it: with ``OMP_NUM_THREADS`` or MXNet's
 ``MXNET_CPU_WORKER_NTHREADS`` set when neogluon is imported, or after they call
 ``torch.set_num_threads`` themselves (seen as a number neogluon did not set), neogluon never
-adapts it (nor for tiny graphs). ``NEOGLUON_ADAPTIVE_THREADS=0`` turns the adaptation off. On a
+adapts it (nor for tiny graphs). ``NEOGLUON_ADAPTIVE_THREADS=0`` turns the adaptation off.
+Either way no graph's work is estimated any more (:func:`adapting`; the estimate takes 0.22 ms
+for LeNet b1, 0.84 ms for BERT b8 and 1.26 ms for ResNet-18 b1 per new input shape, best of 5,
+2026-12-07). A number set before neogluon's first graph call is not told from torch's own: it
+becomes the most threads the policy uses, and the policy still adapts below it. On a
 system without ``/proc/loadavg`` there is no load to read: only tiny graphs change the number.
 """
 import os
 import sys
 import time
 
-__all__ = ["configure", "Adaptive", "adapt", "fix", "is_tiny", "policy", "runnable_others"]
+__all__ = ["configure", "Adaptive", "adapt", "adapting", "fix", "is_tiny", "policy", "release",
+           "runnable_others"]
 
 USER_VARIABLES = ("OMP_NUM_THREADS", "MXNET_CPU_WORKER_NTHREADS")
 LOADAVG = "/proc/loadavg"
@@ -310,11 +331,28 @@ class Adaptive:
             self._set(n)
             self.current = n
 
+    def release(self):
+        """The tiny graphs' work is done (a backward finished, a prediction's call returned): the
+        load's number again at once, so that what runs next (eager operators, an un-hybridized
+        network, numpy work) does not stay on one thread; the iteration ends too, and the next
+        tiny graph's call sets one thread again. The number (None: not adapting)."""
+        if self.reason is not None:
+            return None
+        self._iteration.clear()
+        self._larger = False
+        if not self.tiny:
+            return self.current
+        self.tiny = False
+        if self.current is None:
+            return None
+        return self._retarget()
+
     def fix(self, n, reason):
         """Set ``n`` threads and stop adapting (a DataLoader worker: ``fix(1, ...)``)."""
         self._torch()
         self._set(n)
         self.current = self.base = n
+        self.tiny = False
         self.reason = reason
 
 
@@ -329,9 +367,27 @@ def policy():
 def adapt(tiny=None, graph=None):
     """At a graph's call (``tiny``: whether the graph is, :func:`is_tiny`; ``graph``: its
     ``id``) or between graphs (None): adapt the number of intra-op threads (cheap unless a
-    reading is due)."""
-    if _POLICY.reason is None:
-        _POLICY(tiny, graph)
+    reading is due). Whether this call began one thread for tiny graphs: a caller whose graph
+    records nothing (a prediction) then gives the number back after it (:func:`release`)."""
+    p = _POLICY
+    if p.reason is not None:
+        return False
+    was = p.tiny
+    p(tiny, graph)
+    return p.tiny and not was
+
+
+def release():
+    """The tiny graphs' work is done (after ``backward``, or after a prediction that began one
+    thread, :func:`adapt`): the load's number of threads again (:meth:`Adaptive.release`)."""
+    if _POLICY.tiny:
+        _POLICY.release()
+
+
+def adapting():
+    """Whether the policy adapts the number of threads (not the user's choice, not fixed): a
+    graph's call estimates its work (:func:`is_tiny`) only then."""
+    return _POLICY.reason is None
 
 
 def is_tiny(macs, largest):

@@ -805,3 +805,69 @@ def test_training_graph_with_reshape_and_reductions_compiles_once():
     for _ in range(4):
         _step_both(plain, comp, x)
     assert _joint(comp)._graphs == 1  # dynamo handed one graph to the backend: no recompilation
+
+
+# ---------------------------------------------------------------------- the intra-op thread count
+def _counting_backend(compiles):
+    def backend(gm, example_inputs):  # dynamo's graph as it is (no inductor): counts compilations
+        compiles.append(gm)
+        return gm.forward
+    return backend
+
+
+def test_a_new_thread_count_compiles_nothing_but_another_grad_mode_does():
+    """torch 2.13's dynamo guards on the intra-op thread count (GlobalStateGuard), so the
+    adaptive count (neogluon/threads.py) recompiled every function once per count it set;
+    ``_AnyThreads`` drops that guard and checks the rest of the global state itself."""
+    n0 = torch.get_num_threads()
+    x = torch.ones(3, requires_grad=True)
+
+    def f(t):
+        return t * 2 + 1
+
+    def g(t):
+        return t * 2 + 1
+    plain_compiles, compiles = [], []
+    plain = torch.compile(g, dynamic=False, backend=_counting_backend(plain_compiles))
+    fn = inductor._AnyThreads(f, dynamic=False, backend=_counting_backend(compiles))
+    try:
+        for n in (2, 1, 2, 1):
+            torch.set_num_threads(n)
+            assert plain(x).requires_grad and fn(x).requires_grad
+        assert len(plain_compiles) == 2             # torch.compile alone: once per count
+        assert len(compiles) == 1 and len(fn.states) == 1
+        with torch.no_grad():                       # another grad mode: compiled for it, not the first one reused
+            y = fn(x)
+        assert not y.requires_grad and len(compiles) == 2 and len(fn.states) == 2
+        torch.set_num_threads(2)
+        with torch.no_grad():
+            assert not fn(x).requires_grad
+        assert fn(x).requires_grad and len(compiles) == 2
+        np.testing.assert_allclose(fn(x).detach().numpy(), f(x).detach().numpy())
+    finally:
+        torch.set_num_threads(n0)
+
+
+@pytest.mark.slow
+def test_compiled_graphs_run_at_a_new_thread_count_without_recompiling(monkeypatch):
+    """The torch.compile paths (training mode without autograd, recorded calls before the
+    direct call, prediction) at 2, then 1, then 2 threads: the same results as the plain
+    graph and no recompilation (dynamo raises on one; the backend would fall back and say so)."""
+    n0 = torch.get_num_threads()
+    x = nd.random.uniform(shape=(8, 10))
+    plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+    try:
+        for n in (2, 1, 2):
+            torch.set_num_threads(n)
+            outs = []
+            for net in (plain, comp):
+                mx.random.seed(3)                       # the same Dropout masks
+                with autograd.train_mode():             # training mode without autograd
+                    outs.append(net(x).asnumpy())
+            _close(outs[1], outs[0])
+            _step_both(plain, comp, x, seed=5)          # recorded calls
+            _close(comp(x).asnumpy(), plain(x).asnumpy())  # prediction
+            monkeypatch.setattr(torch._dynamo.config, "error_on_recompile", True)  # pylint: disable=protected-access
+    finally:
+        torch.set_num_threads(n0)
+    assert not comp._cached_op.compiled._failed

@@ -135,6 +135,7 @@ def test_hybridized_calls_and_trainer_steps_adapt(monkeypatch):
     import neogluon as mx
     calls = []
     monkeypatch.setattr(threads, "adapt", lambda tiny=None, graph=None: calls.append(tiny))
+    monkeypatch.setattr(threads, "adapting", lambda: True)
     net = mx.gluon.nn.Dense(3)
     net.initialize()
     net.hybridize()
@@ -257,29 +258,134 @@ def test_the_work_of_a_graph():
     assert work(deconv, {"x": (1, 4, 5, 5)})[0] == 4 * 5 * 5 * 3 * 2 * 2
 
 
-def test_hybridized_graphs_set_one_thread_when_tiny_and_restore_the_load_count(monkeypatch):
+def _hybridized_dense(monkeypatch, *units):
+    """A fake machine whose policy is the process's, and hybridized Dense layers of ``units``."""
     import neogluon as mx
     m = Fake(threads_now=2, others=0)
     monkeypatch.setattr(threads, "_POLICY", m.policy())
-    small, large = mx.gluon.nn.Dense(3), mx.gluon.nn.Dense(512)
-    for net in (small, large):
+    nets = [mx.gluon.nn.Dense(u) for u in units]
+    for net in nets:
         net.initialize()
         net.hybridize()
+    return m, nets
+
+
+def test_hybridized_graphs_set_one_thread_when_tiny_and_restore_the_load_count(monkeypatch):
+    import neogluon as mx
+    m, (small, large) = _hybridized_dense(monkeypatch, 3, 512)
     trainer = mx.gluon.Trainer(small.collect_params(), "sgd")
     x = mx.nd.ones((2, 4))
     with mx.autograd.record():
         y = small(x)
+        assert m.n == 1
+        z = (y * y).sum()                             # an eager loss: the iteration's one thread still
     assert m.n == 1
-    y.backward()
+    z.backward()
+    assert m.n == 2 and m.sets == [1, 2]              # the tiny work is done: the load's number again
     trainer.step(2)
-    assert m.n == 1 and m.sets == [1]
-    large(mx.nd.ones((64, 512)))                      # 64 x 512 x 512 multiply-adds
     assert m.n == 2 and m.sets == [1, 2]
+    with mx.autograd.record():
+        small(x)
+        small(mx.nd.ones((4096, 4)))                  # another shape, estimated again: 4096 x 3 outputs...
+        assert m.sets == [1, 2, 1]                    # ... still tiny
+        small(mx.nd.ones((16384, 4)))                 # 49152 outputs: torch would split them
+        assert m.sets == [1, 2, 1, 2]
+        small(x)
+        assert m.sets == [1, 2, 1, 2, 1]
+        large(mx.nd.ones((64, 512)))                  # 64 x 512 x 512 multiply-adds: the load's number at once
+        assert m.sets == [1, 2, 1, 2, 1, 2]
+
+
+def test_eager_work_after_a_tiny_graph_gets_the_load_number_back(monkeypatch):
+    """Eager operators (an un-hybridized network, NDArray or numpy work) after a tiny
+    prediction or a tiny training step used to stay on one thread until a larger graph was
+    called; now the count goes back when the tiny work is done."""
+    import neogluon as mx
+    m, (small, other) = _hybridized_dense(monkeypatch, 3, 2)
+    x = mx.nd.ones((2, 4))
+    small(x)                                          # a prediction: one thread for its call only
+    assert m.sets == [1, 2] and m.n == 2
     small(x)
-    small(mx.nd.ones((4096, 4)))                      # another shape, estimated again: 4096 x 3 outputs...
-    assert m.sets == [1, 2, 1]                        # ... still tiny
-    small(mx.nd.ones((16384, 4)))                     # 49152 outputs: torch would split them
     assert m.sets == [1, 2, 1, 2]
+    with mx.autograd.record():
+        y = small(x)
+    with mx.autograd.pause():
+        other(x)                                      # a prediction inside a tiny iteration leaves its one thread
+    assert m.n == 1 and m.sets == [1, 2, 1, 2, 1]
+    y.backward()
+    assert m.n == 2 and m.sets == [1, 2, 1, 2, 1, 2]
+    x.attach_grad()
+    with mx.autograd.record():
+        y = small(x)
+    assert m.n == 1
+    mx.autograd.grad(y, [x])                          # autograd.grad ends the tiny work as backward() does
+    assert m.n == 2 and m.sets == [1, 2, 1, 2, 1, 2, 1, 2]
+
+
+def test_release_ends_the_tiny_iteration():
+    m = Fake(threads_now=2, others=0)
+    p = m.policy(interval=0.1)
+    assert p.release() is None and m.sets == []        # before the policy ran: nothing to give back
+    assert p(tiny=True, graph=1) == 1 and m.sets == [1]
+    assert p.release() == 2 and m.sets == [1, 2] and not p.tiny
+    assert p.release() == 2 and m.sets == [1, 2]        # nothing tiny runs: nothing to do
+    assert p(tiny=True, graph=2) == 1 and m.sets == [1, 2, 1]   # a new iteration, tiny so far
+    m.others, m.t = 1, 1.0
+    assert p() == 1 and p.base == 1
+    assert p.release() == 1 and m.sets == [1, 2, 1]     # the load's number is one now
+    m.n = 2                                             # the user's torch.set_num_threads(2)
+    p(tiny=True, graph=3)
+    assert p.reason is not None and p.release() is None and m.n == 2
+    m = Fake(threads_now=2, others=0)
+    p = m.policy()
+    p(tiny=True, graph=1)
+    p.fix(1, "DataLoader worker")                       # fixed during a tiny iteration: stays fixed
+    assert p.release() is None and m.n == 1 and m.sets == [1, 1]
+
+
+def test_the_work_is_estimated_only_while_the_policy_adapts(monkeypatch):
+    """The estimate (about 2 ms per new shape for a larger graph) is for the policy only: not
+    made when the user chose the number (OMP_NUM_THREADS, torch.set_num_threads) or turned the
+    adaptation off."""
+    import neogluon as mx
+    from neogluon.executor import executor
+    from neogluon.gluon import cached
+    estimates = []
+
+    def counted(symbol, shapes, dtypes=None):
+        estimates.append(dict(shapes))
+        return 0, 0
+    monkeypatch.setattr(cached, "work", counted)
+    monkeypatch.setattr(executor, "work", counted)
+    m = Fake(threads_now=2, others=0)
+    monkeypatch.setattr(threads, "_POLICY", m.policy(reason="OMP_NUM_THREADS is set"))
+    net = mx.gluon.nn.Dense(3)
+    net.initialize()
+    net.hybridize()
+    for n in (1, 2, 3):
+        net(mx.nd.ones((n, 4)))
+    exe = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=3, name="fc").simple_bind(mx.cpu(), data=(2, 4))
+    exe.forward(is_train=False)
+    assert estimates == [] and m.sets == []
+    monkeypatch.setattr(threads, "_POLICY", m.policy())  # adapting: estimated once per shape
+    net(mx.nd.ones((4, 4)))
+    net(mx.nd.ones((4, 4)))
+    exe.forward(is_train=False)
+    assert len(estimates) == 2
+
+
+def test_executor_forward_and_backward_give_the_number_back(monkeypatch):
+    import neogluon as mx
+    m = Fake(threads_now=2, others=0)
+    monkeypatch.setattr(threads, "_POLICY", m.policy())
+    out = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=3, name="fc")
+    exe = out.simple_bind(mx.cpu(), data=(2, 4))
+    exe.forward(is_train=False, data=mx.nd.ones((2, 4)))
+    assert m.sets == [1, 2]                           # a prediction: one thread for its call only
+    exe.forward(is_train=True)
+    assert m.n == 1
+    exe.backward()
+    assert m.n == 2 and m.sets == [1, 2, 1, 2]
 
 
 def test_a_tiny_hybridized_loss_leaves_a_larger_network_its_threads(monkeypatch):
@@ -309,6 +415,7 @@ def test_module_and_executor_calls_adapt(monkeypatch):
     import neogluon as mx
     calls = []
     monkeypatch.setattr(threads, "adapt", lambda tiny=None, graph=None: calls.append(tiny))
+    monkeypatch.setattr(threads, "adapting", lambda: True)
     data = mx.sym.Variable("data")
     out = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
     exe = out.simple_bind(mx.cpu(), data=(2, 4))

@@ -52,14 +52,16 @@ class Executor:
 
     def forward(self, is_train=False, **kwargs):
         """Run the graph; keywords are copied into the bound argument arrays first."""
-        if self._tiny is None:  # the bound shapes' work, once (neogluon/executor/work.py)
+        if self._tiny is None and _threads.adapting():  # the bound shapes' work, once (neogluon/executor/work.py)
             self._tiny = _threads.is_tiny(*work(self._symbol, {n: tuple(a.shape) for n, a in zip(
                 self._compiled.input_names, self._inputs)}))
-        _threads.adapt(self._tiny, id(self))  # intra-op threads: one for a tiny graph, else the free cores (as a block's call)
+        # intra-op threads as a block's call: one for a tiny graph, else the free cores; given back
+        # after a forward that records nothing, else after backward
         for name, value in kwargs.items():
             if name not in self.arg_dict:
                 raise MXNetError("forward: unknown argument %s (arguments: %s)" % (name, ", ".join(self._arg_names)))
             _copy_into(self.arg_dict[name], value, name)
+        began = _threads.adapt(self._tiny, id(self))
         tensors = [a._t for a in self._inputs]
         if is_train and self._grad_pos:
             tensors = [t.detach() for t in tensors]
@@ -72,6 +74,8 @@ class Executor:
             with torch.no_grad():
                 outs = self._compiled(tensors, bool(is_train))
             self._leaves = None
+            if began:
+                _threads.release()
         self._outputs = outs
         self.outputs = [NDArray(o) for o in outs]
         return self.outputs
@@ -95,6 +99,7 @@ class Executor:
         with torch.no_grad():
             for name, g in zip(names, res):
                 _deliver(self.grad_dict[name], g, self._grad_req[name])
+        _threads.release()  # a tiny graph's work is done: the load's number of threads again
 
     def _heads(self, out_grads):
         outs = self._outputs

@@ -314,6 +314,61 @@ def _with_passes(options):
     return dict(_DYNAMIC_THREADS, **options, post_grad_custom_post_pass=UnfuseBias())
 
 
+# Dynamo guards every compiled function on torch's global state (GlobalStateGuard: grad mode,
+# autocast, deterministic algorithms, default dtype, torch-function state, ... and the number
+# of intra-op threads), so each change of the adaptive count (neogluon/threads.py) recompiled
+# every function on this path once for the new count ("GLOBAL_STATE changed: num_threads"; about
+# 1 s each for BERT with a warm cache). The count does not change what our graphs compute:
+# inductor's loops read the count at run time (``cpp.dynamic_threads``, and a kernel generated
+# at one thread still gets one parallel scope that OpenMP runs on the threads of the call) or
+# are serial (``_SERIAL``), aten's kernels read it at run time, and inductor's FX graph cache
+# leaves it out of its key under ``cpp.dynamic_threads`` (the recompilation mostly re-traced to
+# get the same code). So :class:`_AnyThreads` drops dynamo's global-state guard
+# (``guard_filter_fn``) and checks the same state itself, all of it but the thread count: a
+# call under another state (grad mode, autocast, ...) gets a function compiled for it. Should a
+# later torch name the guard or the mismatch differently, the guard stays or the check fails,
+# and each count is compiled again, as before: never a function run under a state it was not
+# traced for. Measured (2026-12-07 09:00 UTC, load 0.8-1.2, alternating processes against the
+# commit before): BERT b8's training-mode call (no autograd) at a new count took 0.28-0.30 s
+# (its recompilation, warm cache) and now 0.03 s, as at the old count; a call of this path costs
+# no more (the MLP b4 in training mode, medians of 5 x 500 calls: 126-136 us against 136-211
+# before, the state checked here being cheaper than the guard it replaces).
+_ANY_STATES = 8  # global states compiled per function (dynamo's own recompile limit); then the plain function
+_ONLY_THREADS = "num_threads "  # GlobalStateGuard.reason() when the thread count alone differs
+
+
+def _keep_but_global_state(entries):
+    """A ``guard_filter_fn``: every guard of dynamo's but the global state's."""
+    return [e.guard_type != "GLOBAL_STATE" for e in entries]
+
+
+class _AnyThreads:
+    """``torch.compile(fn, **kwargs)`` whose calls at any intra-op thread count use the same
+    compiled code (see above): one compiled function per global state but the thread count,
+    each for a copy of ``fn``'s code (dynamo keeps its cache per code object)."""
+
+    def __init__(self, fn, **kwargs):
+        self.fn, self.kwargs = fn, kwargs
+        self.states = []  # (the state a function is compiled for, the function)
+
+    def __call__(self, *args):
+        for state, compiled in self.states:
+            if state.check() or state.reason() == _ONLY_THREADS:
+                return compiled(*args)
+        if len(self.states) >= _ANY_STATES:
+            return self.fn(*args)
+        from torch._C._dynamo.guards import GlobalStateGuard  # pylint: disable=import-outside-toplevel
+        fn = self.fn
+        if self.states:
+            fn = types.FunctionType(fn.__code__.replace(), fn.__globals__, fn.__name__, fn.__defaults__,
+                                    fn.__closure__)
+        kwargs = dict(self.kwargs)
+        kwargs["options"] = dict(kwargs.get("options") or {}, guard_filter_fn=_keep_but_global_state)
+        compiled = torch.compile(fn, **kwargs)
+        self.states.append((GlobalStateGuard(), compiled))
+        return compiled(*args)
+
+
 def _lazy_compile(fn, options=None):
     """``torch.compile(fn)`` with inductor ``options`` added to :data:`_OPTIONS`, made at its
     first call: a process whose prediction comes from a cached package (below) never imports
@@ -323,7 +378,7 @@ def _lazy_compile(fn, options=None):
     def run(*args):
         if not made:
             _prepare()
-            made.append(torch.compile(fn, dynamic=False, options=_with_passes(dict(_OPTIONS, **(options or {})))))
+            made.append(_AnyThreads(fn, dynamic=False, options=_with_passes(dict(_OPTIONS, **(options or {})))))
         return made[0](*args)
     run.fn = fn
     return run
@@ -382,7 +437,7 @@ class _JointCompiled:
             return self._compiled(*tensors)
         if self._compiled is None:
             _prepare()
-            self._compiled = torch.compile(self.fn, dynamic=False, backend=self._backend)
+            self._compiled = _AnyThreads(self.fn, dynamic=False, backend=self._backend)
         graphs = self._graphs
         out = self._compiled(*tensors)
         if self._graphs != graphs:  # this call compiled: dynamo's graphs for it (one unless a graph break)
@@ -596,7 +651,7 @@ class _Frozen:
         _prepare()
         options = dict(_OPTIONS, freezing=True)
         options.update(freeze_options(self.symbol, self.params))
-        return torch.compile(self.module.entry, dynamic=False, options=_with_passes(options))
+        return _AnyThreads(self.module.entry, dynamic=False, options=_with_passes(options))
 
     def _trace(self, data):
         """The first call, which traces: dynamo makes the module's parameters constants of the

@@ -178,9 +178,11 @@ class CachedOp:
         tensors.extend([a._t for a in arrays])
         if not self.in_order:
             tensors = [tensors[k] for k in self.perm]
-        if tiny is None:
+        if tiny is None and _threads.adapting():  # the work estimate only when the policy uses it
             tiny = self._is_tiny(key, tensors)
-        _threads.adapt(tiny, id(self))  # intra-op threads: one for a tiny graph, else the cores free now
+        # intra-op threads: one for a tiny graph, else the cores free now; a prediction that set one
+        # thread gives the load's number back when it returns (backward() does after a recorded call)
+        began = _threads.adapt(tiny, id(self))
         is_train = _STATE.training
         if self.callback is not None:
             outs = self._monitored(tensors, is_train)
@@ -191,6 +193,8 @@ class CachedOp:
                 outs = self.compiled(tensors, is_train)
             finally:
                 _set_grad_enabled(previous)
+        if began and not _STATE.recording:
+            _threads.release()
         return [NDArray(o) for o in outs]
 
     def _is_tiny(self, key, tensors):
