@@ -322,6 +322,24 @@ def test_eager_work_after_a_tiny_graph_gets_the_load_number_back(monkeypatch):
     assert m.n == 2 and m.sets == [1, 2, 1, 2, 1, 2, 1, 2]
 
 
+def test_a_tiny_prediction_that_raises_gives_the_number_back(monkeypatch):
+    import neogluon as mx
+    m, (small,) = _hybridized_dense(monkeypatch, 3)
+    small(mx.nd.ones((2, 4)))
+    assert m.sets == [1, 2]
+    monkeypatch.setattr(small._cached_op, "compiled", lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        small(mx.nd.ones((2, 4)))
+    assert m.n == 2 and m.sets == [1, 2, 1, 2]
+    out = mx.sym.FullyConnected(mx.sym.Variable("data"), num_hidden=3, name="fc")
+    exe = out.simple_bind(mx.cpu(), data=(2, 4))
+    exe.forward(is_train=False)
+    monkeypatch.setattr(exe, "_compiled", lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        exe.forward(is_train=False)
+    assert m.n == 2 and m.sets == [1, 2, 1, 2, 1, 2, 1, 2]
+
+
 def test_release_ends_the_tiny_iteration():
     m = Fake(threads_now=2, others=0)
     p = m.policy(interval=0.1)

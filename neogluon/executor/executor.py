@@ -55,12 +55,12 @@ class Executor:
         if self._tiny is None and _threads.adapting():  # the bound shapes' work, once (neogluon/executor/work.py)
             self._tiny = _threads.is_tiny(*work(self._symbol, {n: tuple(a.shape) for n, a in zip(
                 self._compiled.input_names, self._inputs)}))
-        # intra-op threads as a block's call: one for a tiny graph, else the free cores; given back
-        # after a forward that records nothing, else after backward
         for name, value in kwargs.items():
             if name not in self.arg_dict:
                 raise MXNetError("forward: unknown argument %s (arguments: %s)" % (name, ", ".join(self._arg_names)))
             _copy_into(self.arg_dict[name], value, name)
+        # intra-op threads as a block's call: one for a tiny graph, else the free cores; given back
+        # after a forward that records nothing (also when it raises), else after backward
         began = _threads.adapt(self._tiny, id(self))
         tensors = [a._t for a in self._inputs]
         if is_train and self._grad_pos:
@@ -71,11 +71,13 @@ class Executor:
                 outs = self._compiled(tensors, True)
             self._leaves = [tensors[k] for k in self._grad_pos]
         else:
-            with torch.no_grad():
-                outs = self._compiled(tensors, bool(is_train))
+            try:
+                with torch.no_grad():
+                    outs = self._compiled(tensors, bool(is_train))
+            finally:
+                if began:
+                    _threads.release()
             self._leaves = None
-            if began:
-                _threads.release()
         self._outputs = outs
         self.outputs = [NDArray(o) for o in outs]
         return self.outputs

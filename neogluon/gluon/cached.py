@@ -184,17 +184,19 @@ class CachedOp:
         # thread gives the load's number back when it returns (backward() does after a recorded call)
         began = _threads.adapt(tiny, id(self))
         is_train = _STATE.training
-        if self.callback is not None:
-            outs = self._monitored(tensors, is_train)
-        else:  # torch's grad mode as recording says (what enable_grad()/no_grad() set, without their objects)
-            previous = torch.is_grad_enabled()
-            _set_grad_enabled(_STATE.recording)
-            try:
-                outs = self.compiled(tensors, is_train)
-            finally:
-                _set_grad_enabled(previous)
-        if began and not _STATE.recording:
-            _threads.release()
+        try:
+            if self.callback is not None:
+                outs = self._monitored(tensors, is_train)
+            else:  # torch's grad mode as recording says (what enable_grad()/no_grad() set, without their objects)
+                previous = torch.is_grad_enabled()
+                _set_grad_enabled(_STATE.recording)
+                try:
+                    outs = self.compiled(tensors, is_train)
+                finally:
+                    _set_grad_enabled(previous)
+        finally:  # a prediction's one thread ends with it, also when it raises
+            if began and not _STATE.recording:
+                _threads.release()
         return [NDArray(o) for o in outs]
 
     def _is_tiny(self, key, tensors):
