@@ -871,3 +871,25 @@ def test_compiled_graphs_run_at_a_new_thread_count_without_recompiling(monkeypat
     finally:
         torch.set_num_threads(n0)
     assert not comp._cached_op.compiled._failed
+
+
+def test_relu_traced_for_training_has_a_float_mask_backward(monkeypatch):
+    """Traced for a compiled training graph, ReLU's backward multiplies by ``sign`` of its
+    output (operator/nn.py ``relu_with``): the same outputs and gradients as torch's ReLU for
+    finite values, zeros and ties included."""
+    from neogluon.operator import nn as nn_ops  # pylint: disable=import-outside-toplevel
+    x = torch.tensor([[-2.0, -0.0, 0.0, 1e-30, 3.0, 3.0], [-1e30, 2.5, -2.5, 0.0, 7.0, -7.0]])
+    g = torch.tensor([[1.0, -2.0, 3.0, -4.0, 5.0, 6.0], [0.5, -0.25, 1e30, -1e30, 0.0, 2.0]])
+    want_x = x.clone().requires_grad_()
+    want = torch.relu(want_x)
+    want.backward(g)
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    got_x = x.clone().requires_grad_()
+    relu = nn_ops.relu_with(torch.relu)
+    got = relu(got_x)
+    assert type(got.grad_fn).__name__ == "_ReluFloatMaskBackward"
+    got.backward(g)
+    assert torch.equal(got, want) and torch.equal(got_x.grad, want_x.grad)
+    with torch.no_grad():  # no gradient: torch's ReLU
+        assert relu(got_x).grad_fn is None
+

@@ -464,8 +464,12 @@ class _JointCompiled:
                 record["fw"] = (out, graph, list(inputs), getattr(context, "fw_metadata", None))
             return out
         # AOTAutograd's own cache would hand back compiled code without calling inner_compile;
-        # inductor's FX graph cache (below it) still serves a process with a warm cache
-        with functorch_config.patch(enable_autograd_cache=False):
+        # inductor's FX graph cache (below it) still serves a process with a warm cache. No
+        # donated buffers: with them inductor's backward may write a gradient into a saved
+        # tensor it takes as dead (a ReLU output saved as float, operator/nn.py ``relu_with``), which
+        # AOTAutograd's wrappers allow only without ``retain_graph`` (they raise otherwise) and
+        # the direct call (_JointFunction) would run twice on the overwritten tensor
+        with functorch_config.patch(enable_autograd_cache=False, donated_buffer=False):
             return compile_fx(gm, example_inputs, inner_compile=inner_compile,
                               config_patches=_with_passes(dict(_OPTIONS, **(self.options or {}))))
 
