@@ -133,7 +133,16 @@ rounds of 10 (09:38 UTC, load 2.9-3.2): compiled 1.72 ms [1.70-1.74], calibrated
 [1.30-1.45] and 1.36x [1.32-1.42] (1.61 and 1.74 ms) in two runs, the tree before in between
 1.21x [1.04-1.24] (1.90 ms); LeNet b1's step unchanged (1.84x and 1.83x against 1.85x).
 At two fixed threads (``--threads 2``) beside two busy processes every variant of both trees
-swung between 1.6 and 16 ms a step: no figure.
+swung between 1.6 and 16 ms a step: no figure. At load 1.0 (09:50 UTC) the gain is the one
+thread's: bench_train_step, 7 rounds of 10, compiled 1.79 ms [1.73-1.85] against plain 2.01
+[1.94-2.07] at one thread, but 1.74 [1.67-1.92] against 1.59 [1.56-1.63] at two (the compiled
+graph's kernels are serial, torch's pooling and ReLU in the plain graph use both threads; the
+inductor kernels generated parallel instead, ``_SERIAL`` dropped, were no better: 1.00-1.05x
+of the plain graph against 0.90-0.93x serial); bench_workloads with the adaptive count, 5
+rounds: 1.18x [1.12-1.23] of MXNet (1.89 ms), the tree before 1.15x [1.13-1.19] right after.
+So 1.5x is still missing: the step is torch's convolution kernels (forward and backward,
+about 0.85 ms of the 1.7 at one thread), the aten pooling work now gone from it, and the
+framework's fixed costs.
 """
 import argparse
 import json
