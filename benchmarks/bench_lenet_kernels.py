@@ -91,6 +91,58 @@ made glibc give memory back and take it again (159-305 faults a step, 2.29 again
 one thread with MALLOC_TRIM_THRESHOLD_ and MALLOC_MMAP_THRESHOLD_ raised); bench_train_step's
 and bench_workloads' steady single-variant loops settle at 0 faults a step, so it is not this
 benchmark's cost (raising only the trim threshold makes it worse: 545 faults, 2.42 ms).
+
+The compiled training graph (helper "lenetcompiled", 2026-12-07 09:07-09:41 UTC, load average
+0.8-3.5 from other engineers' jobs). Before: bench_train_step's compiled step 2.53 ms [2.48-2.55]
+against the plain graph's 1.93 [1.90-1.95] (one thread, wall clock, 5 rounds of 10). Where it
+went (torch.profiler with ``cpp.enable_kernel_profile``, 50 steps, one thread): inductor's
+kernel for the first ReLU + its bool mask + pooling with int8 indices 591 us a step, the
+second's 136, the two pooling backwards (zero fill, scatter-add by index, the bool mask's
+select) 270 and 61; the convolutions (oneDNN in the compiled graph) about as in the plain
+graph. Two causes, each checked on the generated C++ compiled standalone with inductor's
+flags: (1) the small-pooling option ``cpp.simdlen=1`` gives scalar loops in which gcc turns
+the data-dependent selects (``std::max`` of the ReLU, the ternaries of the window's index)
+into jumps (``vcomiss; ja`` per element, objdump), mispredicted on about half the ReLU
+outputs: a where-chain first-maximum pooling written for it took 405-433 us for the first
+pooling, with or without ``-fno-tree-loop-vectorize``; (2) with vector code, the ReLU's bool
+mask is stored through ``at::vec::VecMask<float,1>::store(bool*)``: 575 us for the 55296
+elements (6 us without the mask store, 42 us when gcc may vectorize), and NCHW pooling reads
+each window's elements two apart, which inductor's vector code gathers lane by lane (208 us).
+Variants of the whole step, alternating in one process (7 rounds of 20 steps, one thread,
+medians, ratio to the plain graph per round): the existing kernel 1.31x [1.29-1.34]; the
+Pooling operator traced as a where-chain first maximum (torch's rule: the first maximum or
+the last NaN, values and indices exact) 1.48x; torch's own pooling kernel kept opaque
+(a ``torch.library`` custom op) 1.38x; the same with vector code 1.62x and 1.72x; with gcc's
+loop vectorizer allowed (``-fno-tree-loop-vectorize`` dropped by patching inductor) 1.29x at
+best. Also tried in raw torch (one thread, 9 rounds of 30, 09:17 UTC): each convolution
+followed by 2x2 pooling as ONE stride-2 convolution of the four shifted inputs stacked along
+the batch, so that the pooling is elementwise over four contiguous planes: the stride-2
+convolutions on 4x the batch cost more than the pooling saves (eager 1.59x, compiled
+1.47-1.83x of eager torch's step). What paid: ReLU's backward as the gradient times
+``sign`` of the saved float output (operator/nn.py ``relu_with``; no bool mask anywhere):
+2.50 -> 1.91 ms (scalar loops), 1.79 (vector code), and with layout optimization
+(channels-last: the window's elements are contiguous along the channels; the first pooling's
+kernel 208 -> 54 us) 1.66 ms [1.61-1.69] against the plain graph's 1.78 [1.71-1.79]:
+0.94x [0.90-0.97] (09:23 UTC). Landed: that ReLU and ``_SMALL_POOLING`` = serial vector
+kernels with layout optimization (executor/inductor.py), and donated buffers off for the
+direct call (else inductor's backward overwrote the now float saved ReLU output, which
+``backward(retain_graph=True)`` then read again). bench_train_step after, one thread, 7
+rounds of 10 (09:38 UTC, load 2.9-3.2): compiled 1.72 ms [1.70-1.74], calibrated (static)
+1.75, plain 1.94. bench_workloads (``--variants hybridized static --no-fresh --rounds 5
+--threads 0``, 09:40 UTC, load 2.5-2.9), LeNet b16 training step against MXNet 1.9.1: 1.35x
+[1.30-1.45] and 1.36x [1.32-1.42] (1.61 and 1.74 ms) in two runs, the tree before in between
+1.21x [1.04-1.24] (1.90 ms); LeNet b1's step unchanged (1.84x and 1.83x against 1.85x).
+At two fixed threads (``--threads 2``) beside two busy processes every variant of both trees
+swung between 1.6 and 16 ms a step: no figure. At load 1.0 (09:50 UTC) the gain is the one
+thread's: bench_train_step, 7 rounds of 10, compiled 1.79 ms [1.73-1.85] against plain 2.01
+[1.94-2.07] at one thread, but 1.74 [1.67-1.92] against 1.59 [1.56-1.63] at two (the compiled
+graph's kernels are serial, torch's pooling and ReLU in the plain graph use both threads; the
+inductor kernels generated parallel instead, ``_SERIAL`` dropped, were no better: 1.00-1.05x
+of the plain graph against 0.90-0.93x serial); bench_workloads with the adaptive count, 5
+rounds: 1.18x [1.12-1.23] of MXNet (1.89 ms), the tree before 1.15x [1.13-1.19] right after.
+So 1.5x is still missing: the step is torch's convolution kernels (forward and backward,
+about 0.85 ms of the 1.7 at one thread), the aten pooling work now gone from it, and the
+framework's fixed costs.
 """
 import argparse
 import json

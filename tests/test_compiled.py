@@ -871,3 +871,68 @@ def test_compiled_graphs_run_at_a_new_thread_count_without_recompiling(monkeypat
     finally:
         torch.set_num_threads(n0)
     assert not comp._cached_op.compiled._failed
+
+
+def test_relu_traced_for_training_has_a_float_mask_backward(monkeypatch):
+    """Traced for a compiled training graph, ReLU's backward multiplies by ``sign`` of its
+    output (operator/nn.py ``relu_with``): the same outputs and gradients as torch's ReLU for
+    finite values, zeros and ties included."""
+    from neogluon.operator import nn as nn_ops  # pylint: disable=import-outside-toplevel
+    x = torch.tensor([[-2.0, -0.0, 0.0, 1e-30, 3.0, 3.0], [-1e30, 2.5, -2.5, 0.0, 7.0, -7.0]])
+    g = torch.tensor([[1.0, -2.0, 3.0, -4.0, 5.0, 6.0], [0.5, -0.25, 1e30, -1e30, 0.0, 2.0]])
+    want_x = x.clone().requires_grad_()
+    want = torch.relu(want_x)
+    want.backward(g)
+    monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
+    got_x = x.clone().requires_grad_()
+    relu = nn_ops.relu_with(torch.relu)
+    got = relu(got_x)
+    assert type(got.grad_fn).__name__ == "_ReluFloatMaskBackward"
+    got.backward(g)
+    assert torch.equal(got, want) and torch.equal(got_x.grad, want_x.grad)
+    with torch.no_grad():  # no gradient: torch's ReLU
+        assert relu(got_x).grad_fn is None
+
+
+class _TiedLeNet(gluon.HybridBlock):
+    """LeNet's layers as the tutorial writes them: ``F.relu`` between convolution and pooling
+    (the ``relu`` operator), ``Activation('relu')`` in a Dense."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.conv1, self.conv2 = nn.Conv2D(6, 5), nn.Conv2D(16, 5)
+            self.pool1, self.pool2 = nn.MaxPool2D(2), nn.MaxPool2D(2)
+            self.fc1, self.fc2 = nn.Dense(20, activation="relu"), nn.Dense(10)
+
+    def hybrid_forward(self, F, x):
+        x = self.pool1(F.relu(self.conv1(x)))
+        x = self.pool2(F.relu(self.conv2(x)))
+        return self.fc2(self.fc1(x))
+
+
+@pytest.mark.slow
+def test_small_pooling_graph_trains_in_channels_last_with_the_plain_graphs_gradients():
+    """A small training graph with pooling compiles with layout optimization
+    (``_SMALL_POOLING``: channels-last activations) and ReLU's float-mask backward: outputs
+    and gradients equal the plain graph's, also where pooling windows hold equal maxima
+    (small integers as data and weights: many ties, many ReLU zeros; the gradient goes to
+    the window's first maximum, as in MXNet), over two Trainer steps."""
+    assert inductor._SMALL_POOLING.get("layout_optimization") is True
+    rng = np.random.RandomState(3)
+    x = nd.array(rng.randint(-2, 3, size=(4, 1, 28, 28)).astype("float32"))
+    plain, comp = _pair(_TiedLeNet, x, static_alloc=True, static_shape=True)
+    for (name, p), q in zip(plain.collect_params().items(), comp.collect_params().values()):
+        values = rng.randint(-1, 2, size=p.shape) if "conv" in name else rng.uniform(-0.3, 0.3, size=p.shape)
+        p.set_data(nd.array(values.astype("float32")))
+        q.set_data(p.data().copy())
+    act = nd.relu(plain.conv1(x)).asnumpy()
+    windows = act.reshape(4, 6, 12, 2, 12, 2).transpose(0, 1, 2, 4, 3, 5).reshape(-1, 4)
+    top = windows.max(axis=1)
+    assert ((windows == top[:, None]).sum(axis=1)[top > 0] > 1).mean() > 0.05  # tied positive maxima
+    trainers = [gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.01}) for net in (plain, comp)]
+    for _ in range(2):
+        _step_both(plain, comp, x)
+        for t in trainers:
+            t.step(4)
+    _compiled(comp, 1)

@@ -270,7 +270,7 @@ class InductorGraph:
         options = _UNFROZEN
         params = [t for t, p in zip(tensors, self.is_param) if p]
         small = (is_train or grad) and sum(t.numel() for t in params) <= AUTOTUNE_PARAMS
-        if small:  # serial kernels (see _SMALL); with pooling, scalar loops (_SMALL_POOLING)
+        if small:  # serial kernels (see _SMALL); with pooling, channels-last (_SMALL_POOLING)
             pooling = "Pooling" in _graph_ops(self.graph.symbol)
             options = dict(_UNFROZEN, **(_SMALL_POOLING if pooling else _SERIAL))
         compiled = _JointCompiled(unfolded, options) if grad else _lazy_compile(unfolded, options)
@@ -401,7 +401,7 @@ class _JointCompiled:
     the tutorial LeNet's training step at batch 1 (benchmarks/bench_train_step.py, one
     thread, wall clock, load 2, 2026-11-28) took 1.4 ms compiled against 0.7 ms for the plain
     graph; with the direct call (and serial kernels, and the GEMM convolutions of
-    operator/conv.py) 0.78 ms, and with scalar pooling loops (:data:`_SMALL_POOLING`) 0.61
+    operator/conv.py) 0.78 ms, and with scalar pooling loops (:data:`_SMALL_POOLING` then) 0.61
     ms against the plain graph's 0.58 (load 1): still not faster than the plain graph, which
     calibration then keeps. The compiled code itself is unchanged: inductor compiles the graph as
     ``torch.compile`` does (``compile_fx`` with these options), and this class only keeps,
@@ -464,8 +464,12 @@ class _JointCompiled:
                 record["fw"] = (out, graph, list(inputs), getattr(context, "fw_metadata", None))
             return out
         # AOTAutograd's own cache would hand back compiled code without calling inner_compile;
-        # inductor's FX graph cache (below it) still serves a process with a warm cache
-        with functorch_config.patch(enable_autograd_cache=False):
+        # inductor's FX graph cache (below it) still serves a process with a warm cache. No
+        # donated buffers: with them inductor's backward may write a gradient into a saved
+        # tensor it takes as dead (a ReLU output saved as float, operator/nn.py ``relu_with``), which
+        # AOTAutograd's wrappers allow only without ``retain_graph`` (they raise otherwise) and
+        # the direct call (_JointFunction) would run twice on the overwritten tensor
+        with functorch_config.patch(enable_autograd_cache=False, donated_buffer=False):
             return compile_fx(gm, example_inputs, inner_compile=inner_compile,
                               config_patches=_with_passes(dict(_OPTIONS, **(self.options or {}))))
 
@@ -739,15 +743,27 @@ _AUTOTUNE = {"max_autotune": True, "max_autotune_gemm_backends": "CPP,ATEN",
 # against 0.413 ms; run at 1 thread 0.111 against 0.302 ms and 0.389 against 0.477 ms.
 _SERIAL = {"cpp.threads": 1, "cpp.dynamic_threads": False}
 _SMALL = dict(_AUTOTUNE, **_SERIAL)
-# A small training graph with pooling: serial kernels as above, and scalar loops that the C++
-# compiler vectorizes itself (``cpp.simdlen=1``: no ``at::vec`` code). Inductor's vectorized
-# code for the tutorial LeNet's max pooling (NCHW, 2x2 windows, with indices) gathered each
-# lane's strided elements one by one through a buffer: its compiled training forward at
-# batch 1 took 150 us with it and 61 us without (one thread, CPU time; the first pooling's
-# kernel 37 -> 7.5 us). Without pooling the vector code wins: the MLP b64's compiled
-# training step took 2.61 ms with scalar loops against the plain graph's 2.26 ms, and 2.68
-# against 2.72 ms with vector code (bench_train_step.py, CPU time, two runs at load 1-2.5).
-_SMALL_POOLING = dict(_SERIAL, **{"cpp.simdlen": 1})
+# A small training graph with pooling: serial kernels as above, and layout optimization
+# (channels-last activations, which _UNFROZEN turns off for larger graphs: a small graph's
+# weights cost little to convert). In NCHW, inductor's loops for 2x2 max pooling read each
+# window's elements two apart, which its vector code gathers lane by lane (the tutorial
+# LeNet's first pooling with its ReLU at batch 16: 208 us a step) and its scalar code
+# (``cpp.simdlen=1``, this graph's option until 2026-12-07) runs with a data-dependent branch
+# per comparison (gcc turns the selects into jumps: about half mispredicted on ReLU outputs);
+# in channels-last the window's elements are contiguous vectors along the channels (54 us in
+# the same network under torch.compile). With ReLU's float-mask backward (operator/nn.py
+# ``relu``), LeNet b16's compiled training step (bench_train_step's phases, one thread, wall
+# clock, 7 alternating rounds of 20 steps, 2026-12-07 09:23 UTC, load 1.5-3.2) took 1.66 ms
+# [1.61-1.69] against the plain graph's 1.78 [1.71-1.79] (0.94 [0.90-0.97]); scalar loops
+# 1.91 (1.10x the plain graph), vector code in NCHW 1.79 (1.02x), scalar channels-last 1.90;
+# with the bool-mask ReLU and scalar NCHW loops (before) 2.50 (1.42x). LeNet b1: 0.515 ms
+# against scalar NCHW's 0.523 and the plain graph's 0.548, all within the spread (0.49-0.57).
+# (Earlier, in NCHW: the vectorized pooling gathered each lane's strided elements through a
+# buffer, LeNet b1's compiled training forward 150 us against 61 us with scalar loops, one
+# thread, CPU time. Without pooling the vector code wins: the MLP b64's compiled training
+# step took 2.61 ms with scalar loops against the plain graph's 2.26 ms, and 2.68 against
+# 2.72 ms with vector code, bench_train_step.py, CPU time, two runs at load 1-2.5.)
+_SMALL_POOLING = dict(_SERIAL, layout_optimization=True)
 
 
 def _graph_ops(symbol):

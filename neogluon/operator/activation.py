@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from ..base import MXNetError, torch_dtype
+from .nn import output_gradient_function
 from .norm import _fill_params, _norm_axis, _shape
 from .registry import Bool, Dtype, Float, Int, Str, register, same_shape, shape_rule
 
@@ -23,20 +24,11 @@ def _prelu(data, gamma):
 _SELU_ALPHA, _SELU_LAMBDA = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
 
 
-class _SeluFn(torch.autograd.Function):
-    """SELU with MXNet 1.9.1's gradient, computed from the output ``y`` as
-    ``lambda * (y + alpha)`` for ``y <= 0`` (the exact one is ``y + lambda * alpha``)."""
-
-    @staticmethod
-    def forward(ctx, x):  # pylint: disable=arguments-differ
-        y = F.selu(x)
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx, g):  # pylint: disable=arguments-differ
-        y, = ctx.saved_tensors
-        return g * torch.where(y > 0, torch.full_like(y, _SELU_LAMBDA), _SELU_LAMBDA * (y + _SELU_ALPHA))
+_SeluFn = output_gradient_function(
+    "_SeluFn", F.selu,
+    lambda y: torch.where(y > 0, torch.full_like(y, _SELU_LAMBDA), _SELU_LAMBDA * (y + _SELU_ALPHA)),
+    "SELU with MXNet 1.9.1's gradient, computed from the output ``y`` as ``lambda * (y + alpha)`` for ``y <= 0`` "
+    "(the exact one is ``y + lambda * alpha``).")
 
 
 _LEAKY = {

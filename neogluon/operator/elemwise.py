@@ -15,6 +15,7 @@ import torch
 from ..base import MXNetError
 from .registry import Bool, Dtype, Float, Int, implementation, into_kernel, register, require, same_shape, \
     shape_rule
+from .nn import relu_with
 from .shape import same_dtype
 
 # torch's Tensor methods: called unbound on a tensor they dispatch in less Python-binding
@@ -113,7 +114,7 @@ def _round_half_away(x):
 
 
 _UNARY = {
-    "relu": _T.relu, "sigmoid": _T.sigmoid, "tanh": _T.tanh, "exp": _T.exp,
+    "relu": relu_with(_T.relu), "sigmoid": _T.sigmoid, "tanh": _T.tanh, "exp": _T.exp,
     "abs": _T.abs, "square": _T.square, "negative": _T.neg, "sign": _T.sign,
     "floor": _T.floor, "ceil": _T.ceil, "round": _round_half_away, "rint": _rint,
     "fix": _T.trunc, "trunc": _T.trunc, "softsign": _softsign, "erf": _T.erf,
