@@ -871,3 +871,66 @@ def test_compiled_graphs_run_at_a_new_thread_count_without_recompiling(monkeypat
     finally:
         torch.set_num_threads(n0)
     assert not comp._cached_op.compiled._failed
+
+
+# ---------------------------------------------------------------------- a new process on the disk cache
+_NEW_PROCESS = r'''
+import json, sys
+import numpy as np
+import neogluon as mx
+from neogluon import autograd, nd
+from neogluon.gluon import nn
+import torch._dynamo.utils
+
+mx.random.seed(0)
+net = nn.HybridSequential()
+net.add(nn.Conv2D(4, 3, activation="relu"), nn.BatchNorm(), nn.Flatten(), nn.Dense(3))
+net.initialize(mx.init.Xavier())
+x = nd.random.uniform(shape=(2, 3, 8, 8))
+net(x)
+net.hybridize(static_alloc=True, static_shape=True)
+pred = net(x).asnumpy()  # the frozen graph: its package built (first process) or loaded
+with autograd.record():
+    y = net(x)
+    (y * y).sum().backward()
+joint = [f.compiled for f in net._cached_op.compiled._fns.values() if f is not None and hasattr(f, "aux_index")][0]
+with autograd.record():  # the second call: forward and backward from the direct call, once planned
+    y2 = net(x)
+    (y2 * y2).sum().backward()
+counters = {k: dict(torch._dynamo.utils.counters[k]) for k in ("inductor", "aot_autograd")}
+print(json.dumps({"counters": counters, "direct": bool(joint.direct), "pred": pred.tolist(), "out": y2.asnumpy().tolist(),
+                  "grads": [p.grad().asnumpy().tolist() for p in net.collect_params().values()
+                            if p.grad_req != "null"],
+                  "mean": net[1].running_mean.data().asnumpy().tolist()}))
+'''
+
+
+def _new_process(cache):
+    """Run :data:`_NEW_PROCESS` in a new Python on the inductor cache ``cache``; its JSON report."""
+    import os  # pylint: disable=import-outside-toplevel
+    import subprocess  # pylint: disable=import-outside-toplevel
+    import sys  # pylint: disable=import-outside-toplevel
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, NEOGLUON_COMPILE="1", NEOGLUON_COMPILE_CALIBRATE="0", NEOGLUON_COMPILE_PACKAGE="1",
+               TORCHINDUCTOR_CACHE_DIR=str(cache), PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-c", _NEW_PROCESS], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_a_new_process_trains_from_the_disk_cache(tmp_path):
+    """A second process with the same network, on the same cache directory, takes its frozen
+    prediction from the package and its training graph's forward and backward from inductor's
+    FX graph cache (no miss: the first process's package build left inductor's global
+    configuration, part of the cache key, as it found it), and computes what the first did."""
+    first = _new_process(tmp_path)
+    second = _new_process(tmp_path)
+    inductor_counts = second["counters"]["inductor"]
+    assert inductor_counts.get("fxgraph_cache_miss", 0) == 0 and inductor_counts.get("fxgraph_cache_hit", 0) >= 2, \
+        second["counters"]
+    assert first["direct"] and second["direct"]
+    for name in ("pred", "out", "mean"):
+        np.testing.assert_array_equal(np.array(second[name]), np.array(first[name]), err_msg=name)
+    for g, h in zip(first["grads"], second["grads"]):
+        np.testing.assert_array_equal(np.array(h), np.array(g))
