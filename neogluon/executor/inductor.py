@@ -85,12 +85,14 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
 Op hooks (``register_op_hook``) run the graph node by node as before, and ``export`` writes
 the MXNet graph, never the compiled code.
 """
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import platform
 import re
+import threading
 import time
 import types
 import warnings
@@ -406,7 +408,8 @@ class _JointCompiled:
     calibration then keeps. The compiled code itself is unchanged: inductor compiles the graph as
     ``torch.compile`` does (``compile_fx`` with these options), and this class only keeps,
     through ``compile_fx``'s ``inner_compile`` hook, the compiled forward and backward and
-    AOTAutograd's description of them. The direct call is used only for what it handles
+    AOTAutograd's description of them, or, when AOTAutograd's own disk cache serves them (a
+    new process: :func:`_from_autograd_cache`), the same from its cache entry. The direct call is used only for what it handles
     exactly as AOTAutograd's wrappers would: one graph (no graph break) taking tensors
     named after the function's arguments, no input mutation left to the wrappers
     (BatchNorm's running statistics, updated under no_grad, are updated by the compiled
@@ -422,7 +425,9 @@ class _JointCompiled:
         self.fn = fn
         self.options = options
         self._compiled = None
-        self._record = {}  # "fw"/"bw": (compiled, graph module, example inputs[, metadata]); "gm": dynamo's graph
+        # "gm": dynamo's graph; "fw"/"bw": the compiled forward/backward; "meta": AOTAutograd's
+        # description of them (ViewAndMutationMeta); "saved": how many forward outputs the backward takes
+        self._record = {}
         self._graphs = self._last_graphs = 0  # backend calls: in all, and in the last call that compiled
         self.mutated = []  # positions of the direct call's arguments the compiled forward updates in place
         self.direct = None  # (input index, n outputs, saved slices, guards, tangent strides) once usable; False: never
@@ -448,7 +453,6 @@ class _JointCompiled:
 
     def _backend(self, gm, example_inputs):
         """dynamo's backend: inductor's ``compile_fx``, keeping what it compiles."""
-        from torch._functorch import config as functorch_config  # pylint: disable=import-outside-toplevel
         from torch._inductor.compile_fx import compile_fx, compile_fx_inner  # pylint: disable=import-outside-toplevel
         self._graphs += 1
         self._record.clear()  # a recompilation (a guard failed) replaces the graph the next calls run
@@ -458,14 +462,13 @@ class _JointCompiled:
         def inner_compile(graph, inputs, **kwargs):
             out = compile_fx_inner(graph, inputs, **kwargs)
             if kwargs.get("is_backward"):
-                record["bw"] = (out, graph, list(inputs))
+                tangents = [n for n in graph.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
+                record.update(bw=out, saved=len(inputs) - len(tangents))
             else:
                 context = torch._guards.TracingContext.try_get()  # pylint: disable=protected-access
-                record["fw"] = (out, graph, list(inputs), getattr(context, "fw_metadata", None))
+                record.update(fw=out, meta=getattr(context, "fw_metadata", None))
             return out
-        # AOTAutograd's own cache would hand back compiled code without calling inner_compile;
-        # inductor's FX graph cache (below it) still serves a process with a warm cache
-        with functorch_config.patch(enable_autograd_cache=False):
+        with _from_autograd_cache(record):
             return compile_fx(gm, example_inputs, inner_compile=inner_compile,
                               config_patches=_with_passes(dict(_OPTIONS, **(self.options or {}))))
 
@@ -477,12 +480,10 @@ class _JointCompiled:
             return False  # torch's internals moved: the usual compiled function serves
 
     def _plan(self, tensors, out):
-        if self._last_graphs != 1 or "fw" not in self._record:
+        if self._last_graphs != 1 or any(self._record.get(k) is None for k in ("fw", "bw", "meta", "saved")):
             return None
-        gm = self._record["gm"]
-        fw, _, fw_inputs, meta = self._record["fw"]
-        bw, bw_graph, bw_inputs = self._record["bw"]
-        if meta is None or not isinstance(out, tuple) or not all(isinstance(o, torch.Tensor) for o in out):
+        gm, meta = self._record["gm"], self._record["meta"]
+        if not isinstance(out, tuple) or not all(isinstance(o, torch.Tensor) for o in out):
             return None
         index = []
         for node in gm.graph.nodes:
@@ -498,25 +499,66 @@ class _JointCompiled:
         if (meta.num_mutated_inp_runtime_indices or meta.num_intermediate_bases or meta.num_outputs != len(out)
                 or meta.num_outputs_aliased or meta.is_rng_op_functionalized or meta.num_symints_saved_for_bw
                 or meta.num_opaque_objects_saved_for_bw or getattr(meta, "num_backward_tokens", 0)
-                or meta.tokens or meta.subclass_tangent_meta and any(
-                    not type(m).__name__ == "PlainTensorMeta" for m in meta.subclass_tangent_meta)
-                or any(str(o.output_type) not in _PLAIN_OUTPUTS for o in meta.output_info)
-                or not all(o.requires_grad for o in meta.output_info) or len(fw_inputs) != len(index)):
+                or meta.tokens or any(str(o.output_type) not in _PLAIN_OUTPUTS for o in meta.output_info)
+                or not all(o.requires_grad for o in meta.output_info) or len(meta.input_info) != len(index)):
             return None
-        tangents = [n for n in bw_graph.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
-        n_saved = len(bw_inputs) - len(tangents)
-        n_no_vc = meta.num_tensors_saved_with_no_vc_check
-        n_vc = n_saved - n_no_vc
-        bw_results = bw_graph.graph.find_nodes(op="output")[0].args[0]
-        if len(tangents) != len(out) or len(bw_results) != len(index) or n_vc < 0:
+        # the outputs' gradients, in the strides the compiled backward was traced for (those
+        # AOTAutograd's wrapper gives them): the outputs' own, for plain tensors of static shapes
+        tangents = meta.subclass_tangent_meta
+        if len(tangents) != len(out) or any(type(m).__name__ != "PlainTensorMeta" or m.memory_format is None
+                                            or m.memory_format.stride is None for m in tangents):
+            return None
+        tangent_strides = [tuple(m.memory_format.stride) for m in tangents]
+        n_saved = self._record["saved"]
+        n_vc = n_saved - meta.num_tensors_saved_with_no_vc_check
+        if n_vc < 0:
             return None
         args = [tensors[k] for k in index]
         guard = [(a.dtype, a.shape, a.stride(), a.device, a.requires_grad) for a in args]
-        tangent_strides = [t.stride() for t in bw_inputs[n_saved:]]
         # inputs the compiled forward updates in place (BatchNorm's running statistics): their
         # version counters move on, as AOTAutograd's wrapper moves them (frozen prediction reads them)
         self.mutated = list(meta.mutated_graph_handled_indices_seen_by_autograd) if meta.keep_input_mutations else []
         return index, len(out), (len(out), len(out) + n_vc, len(out) + n_saved), guard, tangent_strides
+
+
+@contextlib.contextmanager
+def _from_autograd_cache(record):
+    """While :class:`_JointCompiled`'s backend compiles: when AOTAutograd's disk cache serves the
+    graph (a new process with a warm cache), ``record`` gets what ``inner_compile`` records when
+    it compiles (the compiled forward and backward, AOTAutograd's metadata, the number of saved
+    forward outputs), taken from the cache entry as AOTAutograd loads it.
+
+    On a cache hit AOTAutograd calls no compiler: it reads its entry and inductor's compiled
+    forward and backward from the FX graph cache, and neither traces the graph nor partitions
+    it. Without its cache a new process on a warm FX graph cache re-traced and re-partitioned
+    ResNet-18's joint graph at every start (its first training step at batch 1: 4.6-4.8 s with
+    the FX graph cache alone, 2.1-2.2 s with AOTAutograd's too; 2026-12-07, load 1). The entry
+    is taken by wrapping ``GenericAOTAutogradResult._load_and_post_compile`` (the step of a hit
+    that returns the loaded forward and backward) for the duration of the backend's call, in
+    this thread only; should torch rename it, nothing is recorded and the graph runs through
+    AOTAutograd's wrappers, as before the direct call existed. The backward comes wrapped in
+    ``torch._dynamo.disable`` on a hit (a compiler's backward is wrapped outside
+    ``inner_compile``): the direct call runs it unwrapped in both cases."""
+    try:
+        from torch._functorch._aot_autograd.aot_autograd_result import (  # pylint: disable=import-outside-toplevel
+            GenericAOTAutogradResult)
+        original = GenericAOTAutogradResult._load_and_post_compile  # pylint: disable=protected-access
+    except (ImportError, AttributeError):
+        yield
+        return
+    thread = threading.get_ident()
+
+    def load(entry, *args, **kwargs):
+        fw, bw, needs_autograd = original(entry, *args, **kwargs)
+        if threading.get_ident() == thread and bw is not None:
+            record.update(fw=fw, bw=getattr(bw, "_torchdynamo_orig_callable", bw), meta=entry.runtime_metadata,
+                          saved=entry.num_fw_outs_saved_for_bw)
+        return fw, bw, needs_autograd
+    GenericAOTAutogradResult._load_and_post_compile = load  # pylint: disable=protected-access
+    try:
+        yield
+    finally:
+        GenericAOTAutogradResult._load_and_post_compile = original  # pylint: disable=protected-access
 
 
 class _JointFunction(torch.autograd.Function):  # pylint: disable=abstract-method
@@ -528,7 +570,7 @@ class _JointFunction(torch.autograd.Function):  # pylint: disable=abstract-metho
     @staticmethod
     def forward(ctx, joint, *args):  # pylint: disable=arguments-differ
         n, vc_end, end = joint.direct[2]
-        outs = joint._record["fw"][0](list(args))  # pylint: disable=protected-access
+        outs = joint._record["fw"](list(args))  # pylint: disable=protected-access
         ctx.save_for_backward(*[x.detach() if x._is_view() else x for x in outs[n:vc_end]])
         ctx.no_vc = [x.detach() if x._is_view() else x for x in outs[vc_end:end]]
         ctx.joint = joint
@@ -544,7 +586,7 @@ class _JointFunction(torch.autograd.Function):  # pylint: disable=abstract-metho
         grads = [g if g.stride() == s else torch.empty_strided(g.shape, s, dtype=g.dtype, device=g.device).copy_(g)
                  for g, s in zip(grads, strides)]
         args = [*ctx.saved_tensors, *ctx.no_vc, *grads]  # ctx.no_vc stays: backward(retain_graph=True) again
-        return (None, *joint._record["bw"][0](args))  # pylint: disable=protected-access
+        return (None, *joint._record["bw"](args))  # pylint: disable=protected-access
 
 
 def _time_both(plain, compiled, trial):
