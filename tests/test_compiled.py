@@ -454,9 +454,10 @@ class _FakeClock:
 
 
 @pytest.mark.parametrize("slow, chosen", [("compiled", "plain"), ("plain", "compiled")])
-def test_prediction_and_training_keep_the_faster_of_compiled_and_plain(monkeypatch, slow, chosen):
+def test_prediction_and_training_keep_the_faster_of_compiled_and_plain(monkeypatch, tmp_path, slow, chosen):
     monkeypatch.setattr(torch, "compile", _identity_compile)
     monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "1")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))  # no verdict recorded by another run
     monkeypatch.setattr(inductor, "_clock", _FakeClock(slow))
     x = nd.random.uniform(shape=(4, 10))
     plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
@@ -475,6 +476,38 @@ def test_prediction_and_training_keep_the_faster_of_compiled_and_plain(monkeypat
     assert list(graph.choices.values()) == [chosen, chosen] and len(graph.compile_seconds) == 2
     trained = [f for f in graph._fns.values() if isinstance(f, inductor._Trained)][0]
     assert trained.use_plain is (chosen == "plain")
+
+
+def test_a_calibration_verdict_is_recorded_and_taken_by_a_new_process(monkeypatch, tmp_path):
+    """The verdicts (prediction and training) go to the cache directory; the same graph built
+    again (as by a new process) takes them without timing anything, and computes as the plain
+    graph; another graph (other shapes) is calibrated anew."""
+    monkeypatch.setattr(torch, "compile", _identity_compile)
+    monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "1")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(inductor, "_clock", _FakeClock("compiled"))
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+    for step in range(3):
+        comp(x)
+        _step_both(plain, comp, x, seed=step)
+    record = json.loads((tmp_path / "neogluon_calibration.json").read_text())
+    assert sorted(record.values()) == ["plain", "plain"]
+    ticks = []
+    monkeypatch.setattr(inductor, "_clock", lambda: ticks.append(1) or 0.0)
+    plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+    for step in range(3):
+        _close(comp(x).asnumpy(), plain(x).asnumpy())
+        _step_both(plain, comp, x, seed=step)
+        _close(comp[1].running_mean.data().asnumpy(), plain[1].running_mean.data().asnumpy(), 1e-6)
+    graph = comp._cached_op.compiled
+    assert list(graph.choices.values()) == ["plain", "plain"] and not ticks
+    assert all(f.use_plain for f in graph._fns.values())
+    y = nd.random.uniform(shape=(6, 10))  # other shapes: other verdicts, timed
+    plain, comp = _pair(mlp, y, static_alloc=True, static_shape=True)
+    for _ in range(3):
+        comp(y)
+    assert ticks and len(json.loads((tmp_path / "neogluon_calibration.json").read_text())) == 3
 
 
 # ---------------------------------------------------------------------- compiling

@@ -59,7 +59,9 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   plain graph on the same inputs (:data:`CALIBRATION_CALLS` alternating calls each, best
   call of each, by the process's CPU time, which other processes on a shared machine do
   not disturb; prediction has no side effects) and the faster one serves that shape from
-  then on (``choices`` records it). Training functions are calibrated the same way, each
+  then on (``choices`` records it). The verdict is recorded in the cache directory, so a
+  new process with the same graph, shapes and settings takes it without timing again
+  (:class:`_Choice`, :func:`calibration_key`). Training functions are calibrated the same way, each
   trial a forward and (when recording) a ``torch.autograd.grad`` of the outputs' sum
   (which fills no Parameter's gradient); the auxiliary states the trials moved (BatchNorm's
   running statistics) and torch's random state (Dropout) are restored afterwards, so the
@@ -67,9 +69,16 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   compiled function without timing.
 - **Dropout** keeps torch's eager random stream (inductor's ``fallback_random``), so the
   compiled graph draws the same masks as the plain one.
-- **Disk cache.** Compiled code is cached across processes by inductor's FX graph cache in
-  :func:`cache_dir` (``$TORCHINDUCTOR_CACHE_DIR`` when set, else ``$MXNET_HOME/inductor``,
-  else ``~/.cache/neogluon/inductor``). ``compile_seconds`` records each first call's time.
+- **Disk cache.** Compiled code is cached across processes by inductor's FX graph cache and,
+  for graphs with autograd, AOTAutograd's cache above it (a new process neither traces the
+  joint graph nor partitions it: :func:`_from_autograd_cache`) in :func:`cache_dir`
+  (``$TORCHINDUCTOR_CACHE_DIR`` when set, else ``$MXNET_HOME/inductor``, else
+  ``~/.cache/neogluon/inductor``). ``compile_seconds`` records each first call's time.
+  ResNet-18 b1's first training step (one thread, 2026-12-07, load 1-3): 19-28 s with an
+  empty cache; in a new process with the cache 10.1-11.2 s before the cache hits were
+  mended (the package build had changed the FX graph cache's key, AOTAutograd's cache was
+  off), 4.6-4.8 s with the FX graph cache's hits, about 2.1 s with AOTAutograd's too
+  (dynamo's tracing of the graph function and importing inductor's compiler remain).
   A new process also pays inductor's CPU vector-ISA probe (it compiles a test kernel per
   ISA and loads it in a child Python, about ten child processes: a third of ResNet-18's
   cached start on a loaded machine); :func:`vec_isa_probe` records its result in the cache
@@ -99,11 +108,11 @@ import warnings
 
 import torch
 
-from ..fileio import file_digest
+from ..fileio import file_digest, read_record, write_record
 from ..operator import rnn, winograd
 
 __all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_CALLS", "InductorGraph",
-           "cache_dir", "frozen_package", "package_key", "vec_isa_probe", "wanted"]
+           "cache_dir", "calibration_key", "frozen_package", "package_key", "vec_isa_probe", "wanted"]
 
 # hybridize(backend=...) names selecting the compiled CPU path (MXNet's oneDNN backend names too)
 BACKENDS = ("inductor", "MKLDNN", "ONEDNN")
@@ -160,11 +169,7 @@ def vec_isa_probe():
             return False
         path = os.path.join(cache_dir(), "neogluon_vec_isa.json")
         key = _isa_key()
-        try:
-            with open(path) as f:
-                record = json.load(f)
-        except (OSError, ValueError):
-            record = {}
+        record = read_record(path)
         if record.get(key) is True:
             config.cpp.vec_isa_ok = True
             return True
@@ -172,11 +177,7 @@ def vec_isa_probe():
         if ok:  # compile with the same configuration as the later processes (it is in the cache key)
             config.cpp.vec_isa_ok = True
         record[key] = ok
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = "%s.%d" % (path, os.getpid())
-        with open(tmp, "w") as f:
-            json.dump(record, f)
-        os.replace(tmp, path)
+        write_record(path, record)
     except Exception:  # pylint: disable=broad-except
         pass  # inductor's internals moved, or the cache is not writable: inductor probes as usual
     return False
@@ -278,7 +279,8 @@ class InductorGraph:
         compiled = _JointCompiled(unfolded, options) if grad else _lazy_compile(unfolded, options)
         calibrate = os.environ.get("NEOGLUON_COMPILE_CALIBRATE", "1") != "0"
         key = (mode, tuple((tensors[k].shape, tensors[k].dtype) for k in self.data_index))
-        chosen = (lambda choice: self.choices.__setitem__(key, choice)) if calibrate else None
+        chosen = _Choice(self.choices, key, lambda ts: calibration_key(self.graph.symbol, mode, ts, self.is_param)) \
+            if calibrate else None
         if is_train or grad:
             aux = set(self.graph.aux_names) if is_train else set()  # updated only in training mode
             return _Trained(plain, compiled, [k for k, n in enumerate(self.graph.input_names) if n in aux], chosen,
@@ -589,6 +591,38 @@ class _JointFunction(torch.autograd.Function):  # pylint: disable=abstract-metho
         return (None, *joint._record["bw"](args))  # pylint: disable=protected-access
 
 
+class _Choice:
+    """Where a calibration's verdict goes (``"plain"`` or ``"compiled"``): the graph's
+    ``choices`` under ``key``, and ``<cache_dir>/neogluon_calibration.json`` under the
+    :func:`calibration_key` that ``identity(tensors)`` computes from the calibrating call's
+    inputs (so the first call pays none of it), where a later process with the same graph finds it
+    (:meth:`recorded`) and does not time again. The trials cost a new process more than its
+    first step once the compiled code comes from the caches: ResNet-18 b1's second training
+    step (five plain and five compiled steps, the plain graph's first convolutions timing
+    their kernels, operator/conv_choice.py) took 1.1-1.9 s against 0.07-0.13 s for a third
+    (one thread, 2026-12-07, load 1-2). A verdict stays until neogluon's sources, torch, the
+    CPU, the thread count or a ``NEOGLUON_*`` setting change (the key), or the file is removed."""
+
+    def __init__(self, choices, key, identity):
+        self.choices, self.key, self.identity = choices, key, identity
+        self._disk = None  # (the record's path, the verdict's key in it), once known
+
+    def recorded(self, tensors):
+        """The verdict an earlier process recorded for this graph called on ``tensors``, or None."""
+        self._disk = (os.path.join(cache_dir(), "neogluon_calibration.json"), self.identity(tensors))
+        choice = read_record(self._disk[0]).get(self._disk[1])
+        return choice if choice in ("plain", "compiled") else None
+
+    def __call__(self, choice, measured=True):
+        """Note ``choice``; when ``measured`` (after :meth:`recorded`), record it on disk too."""
+        self.choices[self.key] = choice
+        if measured and self._disk is not None:
+            path, key = self._disk
+            record = read_record(path)
+            record[key] = choice
+            write_record(path, record)
+
+
 def _time_both(plain, compiled, trial):
     """The best of :data:`CALIBRATION_CALLS` alternating ``trial(fn)`` calls for each; the
     last compiled result."""
@@ -627,6 +661,11 @@ class _Trained:
         return self.compiled(*tensors)
 
     def _calibrate(self, tensors):
+        recorded = self.chosen.recorded(tensors)
+        if recorded is not None:
+            self.use_plain = recorded == "plain"
+            self.chosen(recorded, measured=False)
+            return
         saved = [(tensors[k], tensors[k].detach().clone()) for k in self.aux_index]
         rng = torch.get_rng_state()
         leaves = [t for t in tensors if t.requires_grad]
@@ -750,7 +789,13 @@ class _Frozen:
         return lambda: self.unfrozen(*tensors)
 
     def _calibrate(self, fn, tensors):
-        """Time the compiled function against the plain graph, alternately; keep the faster."""
+        """Time the compiled function against the plain graph, alternately; keep the faster
+        (an earlier process's verdict when one is recorded)."""
+        recorded = self.chosen.recorded(tensors)
+        if recorded is not None:
+            self.use_plain = recorded == "plain"
+            self.chosen(recorded, measured=False)
+            return self.plain(*tensors) if self.use_plain else fn()
         self.use_plain, out = _time_both(lambda: self.plain(*tensors), fn, lambda f: f())
         self.chosen("plain" if self.use_plain else "compiled")
         return out
@@ -879,16 +924,36 @@ def package_key(symbol, data, params, is_param, kernels=None):
     parameters' shapes, dtypes and *values* (frozen into the package), torch's version, the
     CPU and compiler, neogluon's sources, the compile options and the ``kernels`` chosen for
     its convolutions (operator/winograd.py)."""
+    return _graph_key(symbol, data, params, is_param, [repr(sorted((kernels or {}).items()))], values=True)
+
+
+def calibration_key(symbol, mode, tensors, is_param):
+    """The disk key of a calibration's verdict (:class:`_Choice`): what :func:`package_key`
+    holds but the parameters' values (the verdict is one of shapes and kernels), plus the mode
+    (training, recording), which inputs record a gradient, the intra-op thread count of the
+    calibrating call and neogluon's ``NEOGLUON_*`` settings (Winograd, the package route, the
+    convolution choice change what is compared)."""
+    data = [t for t, p in zip(tensors, is_param) if not p]
+    params = [t for t, p in zip(tensors, is_param) if p]
+    settings = sorted((k, v) for k, v in os.environ.items() if k.startswith("NEOGLUON_"))
+    return _graph_key(symbol, data, params, is_param, ["calibration", repr(mode), repr([t.requires_grad for t in tensors]),
+                                                       str(torch.get_num_threads()), repr(settings)], values=False)
+
+
+def _graph_key(symbol, data, params, is_param, parts, values):
+    """A SHA-256 of a graph, its inputs' shapes (and the parameters' values when ``values``),
+    torch, the CPU, neogluon's sources, the compile options and ``parts`` (strings)."""
     h = hashlib.sha256()
     for part in (torch.__version__, _cpu_key(), _source_digest(), _graph_json(symbol), repr(list(is_param)),
-                 repr(sorted(_OPTIONS.items())), repr(sorted((kernels or {}).items()))):
+                 repr(sorted(_OPTIONS.items())), *parts):
         h.update(part.encode())
         h.update(b"\0")
     for t in data:
         h.update(repr((tuple(t.shape), t.stride(), str(t.dtype))).encode())
     for t in params:
         h.update(repr((tuple(t.shape), str(t.dtype))).encode())
-        h.update(t.detach().contiguous().reshape(-1).view(torch.uint8).numpy().data)
+        if values:
+            h.update(t.detach().contiguous().reshape(-1).view(torch.uint8).numpy().data)
     return h.hexdigest()
 
 
