@@ -61,8 +61,8 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   not disturb; prediction has no side effects) and the faster one serves that shape from
   then on (``choices`` records it). The verdict is recorded in the cache directory, so a
   new process with the same graph, shapes and settings takes it without timing again
-  (:class:`_Choice`, :func:`calibration_key`). Training functions are calibrated the same way, each
-  trial a forward and (when recording) a ``torch.autograd.grad`` of the outputs' sum
+  (:class:`_Choice`, :func:`calibration_key`). Training functions are calibrated the same
+  way, each trial a forward and (when recording) a ``torch.autograd.grad`` of the outputs' sum
   (which fills no Parameter's gradient); the auxiliary states the trials moved (BatchNorm's
   running statistics) and torch's random state (Dropout) are restored afterwards, so the
   call's results are those of one call. ``NEOGLUON_COMPILE_CALIBRATE=0`` keeps the
@@ -411,12 +411,12 @@ class _JointCompiled:
     ``torch.compile`` does (``compile_fx`` with these options), and this class only keeps,
     through ``compile_fx``'s ``inner_compile`` hook, the compiled forward and backward and
     AOTAutograd's description of them, or, when AOTAutograd's own disk cache serves them (a
-    new process: :func:`_from_autograd_cache`), the same from its cache entry. The direct call is used only for what it handles
-    exactly as AOTAutograd's wrappers would: one graph (no graph break) taking tensors
-    named after the function's arguments, no input mutation left to the wrappers
-    (BatchNorm's running statistics, updated under no_grad, are updated by the compiled
-    forward itself), no output aliasing an input or another output, every output
-    differentiable, no saved symbolic sizes or opaque objects, no functionalized random
+    new process: :func:`_from_autograd_cache`), the same from its cache entry. The direct
+    call is used only for what it handles exactly as AOTAutograd's wrappers would: one
+    graph (no graph break) taking tensors named after the function's arguments, no input
+    mutation left to the wrappers (BatchNorm's running statistics, updated under no_grad,
+    are updated by the compiled forward itself), no output aliasing an input or another
+    output, every output differentiable, no saved symbolic sizes or opaque objects, no functionalized random
     numbers (Dropout draws from torch's eager stream, ``fallback_random``); and each call
     only while the inputs' dtypes, shapes, strides, devices and ``requires_grad`` are those
     it was compiled for (else the usual compiled function, which checks its guards and
@@ -936,8 +936,9 @@ def calibration_key(symbol, mode, tensors, is_param):
     data = [t for t, p in zip(tensors, is_param) if not p]
     params = [t for t, p in zip(tensors, is_param) if p]
     settings = sorted((k, v) for k, v in os.environ.items() if k.startswith("NEOGLUON_"))
-    return _graph_key(symbol, data, params, is_param, ["calibration", repr(mode), repr([t.requires_grad for t in tensors]),
-                                                       str(torch.get_num_threads()), repr(settings)], values=False)
+    parts = ["calibration", repr(mode), repr([t.requires_grad for t in tensors]), str(torch.get_num_threads()),
+             repr(settings)]
+    return _graph_key(symbol, data, params, is_param, parts, values=False)
 
 
 def _graph_key(symbol, data, params, is_param, parts, values):
