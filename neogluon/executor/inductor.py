@@ -74,11 +74,12 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   joint graph nor partitions it: :func:`_from_autograd_cache`) in :func:`cache_dir`
   (``$TORCHINDUCTOR_CACHE_DIR`` when set, else ``$MXNET_HOME/inductor``, else
   ``~/.cache/neogluon/inductor``). ``compile_seconds`` records each first call's time.
-  ResNet-18 b1's first training step (one thread, 2026-12-07, load 1-3): 19-28 s with an
+  ResNet-18 b1's first training step (one thread, 2026-12-07, load 1-4): about 20 s with an
   empty cache; in a new process with the cache 10.1-11.2 s before the cache hits were
   mended (the package build had changed the FX graph cache's key, AOTAutograd's cache was
-  off), 4.6-4.8 s with the FX graph cache's hits, about 2.1 s with AOTAutograd's too
-  (dynamo's tracing of the graph function and importing inductor's compiler remain).
+  off), 4.6-4.8 s with the FX graph cache's hits, 2.1-2.6 s with AOTAutograd's too (about
+  half of it dynamo's tracing of the graph function, a quarter importing inductor's compiler).
+  BERT b8's: 4.6-4.8 s before, 1.4-1.8 s.
   A new process also pays inductor's CPU vector-ISA probe (it compiles a test kernel per
   ISA and loads it in a child Python, about ten child processes: a third of ResNet-18's
   cached start on a loaded machine); :func:`vec_isa_probe` records its result in the cache
