@@ -162,6 +162,18 @@ def _check_vec_isa_probe(monkeypatch, tmp_path, passed, config):
     assert inductor.vec_isa_probe() is False and config.cpp.vec_isa_ok is False
 
 
+def test_a_package_is_loaded_after_the_recorded_isa_probe(monkeypatch):
+    """AOTInductor's loader asks for the CPU's vector ISA, which inductor probes (child
+    processes) unless told: vec_isa_probe's record is consulted first, once per process."""
+    import torch._inductor  # pylint: disable=import-outside-toplevel
+    events = []
+    monkeypatch.setattr(inductor, "_ISA_DONE", [])
+    monkeypatch.setattr(inductor, "vec_isa_probe", lambda: events.append("probe") or True)
+    monkeypatch.setattr(torch._inductor, "aoti_load_package", lambda path: events.append(path) or path)
+    assert inductor._load_package("a.pt2") == "a.pt2" and inductor._load_package("b.pt2") == "b.pt2"
+    assert events == ["probe", "a.pt2", "b.pt2"]
+
+
 def test_export_writes_the_mxnet_graph(tmp_path):
     x = nd.random.uniform(shape=(4, 10))
     plain, comp = _pair(mlp, x, backend="inductor")
