@@ -15,6 +15,7 @@ and it reads exactly the file's size.
 """
 import errno
 import hashlib
+import json
 import os
 import shutil
 import stat
@@ -22,7 +23,7 @@ import uuid
 
 from .base import MXNetError
 
-__all__ = ["atomic_write", "atomic_write_all", "read_file", "file_error"]
+__all__ = ["atomic_write", "atomic_write_all", "read_file", "file_error", "read_record", "write_record"]
 
 _ERROR_TYPES = {}
 
@@ -259,3 +260,29 @@ def file_digest(path, algorithm="sha256"):
         for block in iter(lambda: f.read(1 << 22), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def read_record(path):
+    """A small JSON record kept beside a cache (the compiled backend's measured choices): ``{}``
+    when the file is missing, unreadable or not JSON (``path`` None or empty: no record)."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, TypeError, ValueError):
+        return {}
+
+
+def write_record(path, record):
+    """Write :func:`read_record`'s ``record`` through a temporary file renamed over ``path``
+    (a reader never sees half a file); nothing when ``path`` is empty or not writable: the
+    record is a cache, measured again by the next process."""
+    if not path:
+        return
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = "%s.%d" % (path, os.getpid())
+        with open(tmp, "w") as f:
+            json.dump(record, f, indent=0, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError:
+        pass

@@ -162,6 +162,18 @@ def _check_vec_isa_probe(monkeypatch, tmp_path, passed, config):
     assert inductor.vec_isa_probe() is False and config.cpp.vec_isa_ok is False
 
 
+def test_a_package_is_loaded_after_the_recorded_isa_probe(monkeypatch):
+    """AOTInductor's loader asks for the CPU's vector ISA, which inductor probes (child
+    processes) unless told: vec_isa_probe's record is consulted first, once per process."""
+    import torch._inductor  # pylint: disable=import-outside-toplevel
+    events = []
+    monkeypatch.setattr(inductor, "_ISA_DONE", [])
+    monkeypatch.setattr(inductor, "vec_isa_probe", lambda: events.append("probe") or True)
+    monkeypatch.setattr(torch._inductor, "aoti_load_package", lambda path: events.append(path) or path)
+    assert inductor._load_package("a.pt2") == "a.pt2" and inductor._load_package("b.pt2") == "b.pt2"
+    assert events == ["probe", "a.pt2", "b.pt2"]
+
+
 def test_export_writes_the_mxnet_graph(tmp_path):
     x = nd.random.uniform(shape=(4, 10))
     plain, comp = _pair(mlp, x, backend="inductor")
@@ -454,9 +466,10 @@ class _FakeClock:
 
 
 @pytest.mark.parametrize("slow, chosen", [("compiled", "plain"), ("plain", "compiled")])
-def test_prediction_and_training_keep_the_faster_of_compiled_and_plain(monkeypatch, slow, chosen):
+def test_prediction_and_training_keep_the_faster_of_compiled_and_plain(monkeypatch, tmp_path, slow, chosen):
     monkeypatch.setattr(torch, "compile", _identity_compile)
     monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "1")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))  # no verdict recorded by another run
     monkeypatch.setattr(inductor, "_clock", _FakeClock(slow))
     x = nd.random.uniform(shape=(4, 10))
     plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
@@ -475,6 +488,38 @@ def test_prediction_and_training_keep_the_faster_of_compiled_and_plain(monkeypat
     assert list(graph.choices.values()) == [chosen, chosen] and len(graph.compile_seconds) == 2
     trained = [f for f in graph._fns.values() if isinstance(f, inductor._Trained)][0]
     assert trained.use_plain is (chosen == "plain")
+
+
+def test_a_calibration_verdict_is_recorded_and_taken_by_a_new_process(monkeypatch, tmp_path):
+    """The verdicts (prediction and training) go to the cache directory; the same graph built
+    again (as by a new process) takes them without timing anything, and computes as the plain
+    graph; another graph (other shapes) is calibrated anew."""
+    monkeypatch.setattr(torch, "compile", _identity_compile)
+    monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "1")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(inductor, "_clock", _FakeClock("compiled"))
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+    for step in range(3):
+        comp(x)
+        _step_both(plain, comp, x, seed=step)
+    record = json.loads((tmp_path / "neogluon_calibration.json").read_text())
+    assert sorted(record.values()) == ["plain", "plain"]
+    ticks = []
+    monkeypatch.setattr(inductor, "_clock", lambda: ticks.append(1) or 0.0)
+    plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+    for step in range(3):
+        _close(comp(x).asnumpy(), plain(x).asnumpy())
+        _step_both(plain, comp, x, seed=step)
+        _close(comp[1].running_mean.data().asnumpy(), plain[1].running_mean.data().asnumpy(), 1e-6)
+    graph = comp._cached_op.compiled
+    assert list(graph.choices.values()) == ["plain", "plain"] and not ticks
+    assert all(f.use_plain for f in graph._fns.values())
+    y = nd.random.uniform(shape=(6, 10))  # other shapes: other verdicts, timed
+    plain, comp = _pair(mlp, y, static_alloc=True, static_shape=True)
+    for _ in range(3):
+        comp(y)
+    assert ticks and len(json.loads((tmp_path / "neogluon_calibration.json").read_text())) == 3
 
 
 # ---------------------------------------------------------------------- compiling
@@ -874,8 +919,8 @@ def test_compiled_graphs_run_at_a_new_thread_count_without_recompiling(monkeypat
 
 
 def test_relu_traced_for_training_has_a_float_mask_backward(monkeypatch):
-    """Traced for a compiled training graph, ReLU's backward multiplies by ``sign`` of its
-    output (operator/nn.py ``relu_with``): the same outputs and gradients as torch's ReLU for
+    """Traced for a small compiled training graph with pooling, ReLU's backward multiplies by
+    ``sign`` of its output (operator/nn.py ``relu_with``): the same outputs and gradients as torch's ReLU for
     finite values, zeros and ties included."""
     from neogluon.operator import nn as nn_ops  # pylint: disable=import-outside-toplevel
     x = torch.tensor([[-2.0, -0.0, 0.0, 1e-30, 3.0, 3.0], [-1e30, 2.5, -2.5, 0.0, 7.0, -7.0]])
@@ -886,6 +931,8 @@ def test_relu_traced_for_training_has_a_float_mask_backward(monkeypatch):
     monkeypatch.setattr(torch.compiler, "is_compiling", lambda: True)
     got_x = x.clone().requires_grad_()
     relu = nn_ops.relu_with(torch.relu)
+    assert relu(got_x).grad_fn.name() == "ReluBackward0"  # a graph not chosen for it (not small with pooling)
+    monkeypatch.setattr(nn_ops, "FLOAT_MASK_RELU", [True])
     got = relu(got_x)
     assert type(got.grad_fn).__name__ == "_ReluFloatMaskBackward"
     got.backward(g)
@@ -936,3 +983,75 @@ def test_small_pooling_graph_trains_in_channels_last_with_the_plain_graphs_gradi
         for t in trainers:
             t.step(4)
     _compiled(comp, 1)
+    joints = [f.compiled for f in comp._cached_op.compiled._fns.values() if f is not None and hasattr(f, "aux_index")]
+    assert joints and all(j.float_mask for j in joints)  # its ReLUs took the float mask
+
+
+# ---------------------------------------------------------------------- a new process on the disk cache
+_NEW_PROCESS = r'''
+import json, sys
+import numpy as np
+import neogluon as mx
+from neogluon import autograd, nd
+from neogluon.gluon import nn
+import torch._dynamo.utils
+
+mx.random.seed(0)
+net = nn.HybridSequential()
+net.add(nn.Conv2D(4, 3, activation="relu"), nn.BatchNorm(), nn.Flatten(), nn.Dense(3))
+net.initialize(mx.init.Xavier())
+x = nd.random.uniform(shape=(2, 3, 8, 8))
+net(x)
+net.hybridize(static_alloc=True, static_shape=True)
+pred = net(x).asnumpy()  # the frozen graph: its package built (first process) or loaded
+with autograd.record():
+    y = net(x)
+    (y * y).sum().backward()
+joint = [f.compiled for f in net._cached_op.compiled._fns.values() if f is not None and hasattr(f, "aux_index")][0]
+for _ in range(2):  # the second call plans the direct call (one autograd node), the third runs it
+    with autograd.record():
+        y2 = net(x)
+        (y2 * y2).sum().backward()
+counters = {k: dict(torch._dynamo.utils.counters[k]) for k in ("inductor", "aot_autograd")}
+print(json.dumps({"counters": counters, "direct": type(y2._t.grad_fn).__name__ == "_JointFunctionBackward",
+                  "pred": pred.tolist(), "out": y2.asnumpy().tolist(),
+                  "grads": [p.grad().asnumpy().tolist() for p in net.collect_params().values()
+                            if p.grad_req != "null"],
+                  "mean": net[1].running_mean.data().asnumpy().tolist()}))
+'''
+
+
+def _new_process(cache):
+    """Run :data:`_NEW_PROCESS` in a new Python on the inductor cache ``cache``; its JSON report."""
+    import os  # pylint: disable=import-outside-toplevel
+    import subprocess  # pylint: disable=import-outside-toplevel
+    import sys  # pylint: disable=import-outside-toplevel
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, NEOGLUON_COMPILE="1", NEOGLUON_COMPILE_CALIBRATE="0", NEOGLUON_COMPILE_PACKAGE="1",
+               TORCHINDUCTOR_CACHE_DIR=str(cache), PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-c", _NEW_PROCESS], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.slow
+def test_a_new_process_trains_from_the_disk_cache(tmp_path):
+    """A second process with the same network, on the same cache directory, takes its frozen
+    prediction from the package and its training graph from AOTAutograd's cache (no tracing,
+    no partitioning), whose compiled forward and backward come from inductor's FX graph cache
+    (no miss: the first process's package build left inductor's global configuration, part of
+    the cache key, as it found it); it runs them as one autograd node as the first process
+    does, and computes what the first did: predictions, outputs, gradients and BatchNorm's
+    running statistics, bit for bit (the same compiled code)."""
+    first = _new_process(tmp_path)
+    second = _new_process(tmp_path)
+    inductor_counts, aot_counts = second["counters"]["inductor"], second["counters"]["aot_autograd"]
+    assert inductor_counts.get("fxgraph_cache_miss", 0) == 0 and aot_counts.get("autograd_cache_miss", 0) == 0, \
+        second["counters"]
+    assert aot_counts.get("autograd_cache_hit", 0) == 1 and first["counters"]["aot_autograd"].get(
+        "autograd_cache_miss", 0) == 1, (first["counters"], second["counters"])
+    assert first["direct"] and second["direct"]
+    for name in ("pred", "out", "mean"):
+        np.testing.assert_array_equal(np.array(second[name]), np.array(first[name]), err_msg=name)
+    for g, h in zip(first["grads"], second["grads"]):
+        np.testing.assert_array_equal(np.array(h), np.array(g))

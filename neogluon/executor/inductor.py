@@ -59,17 +59,27 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   plain graph on the same inputs (:data:`CALIBRATION_CALLS` alternating calls each, best
   call of each, by the process's CPU time, which other processes on a shared machine do
   not disturb; prediction has no side effects) and the faster one serves that shape from
-  then on (``choices`` records it). Training functions are calibrated the same way, each
-  trial a forward and (when recording) a ``torch.autograd.grad`` of the outputs' sum
+  then on (``choices`` records it). The verdict is recorded in the cache directory, so a
+  new process with the same graph, shapes and settings takes it without timing again
+  (:class:`_Choice`, :func:`calibration_key`). Training functions are calibrated the same
+  way, each trial a forward and (when recording) a ``torch.autograd.grad`` of the outputs' sum
   (which fills no Parameter's gradient); the auxiliary states the trials moved (BatchNorm's
   running statistics) and torch's random state (Dropout) are restored afterwards, so the
   call's results are those of one call. ``NEOGLUON_COMPILE_CALIBRATE=0`` keeps the
   compiled function without timing.
 - **Dropout** keeps torch's eager random stream (inductor's ``fallback_random``), so the
   compiled graph draws the same masks as the plain one.
-- **Disk cache.** Compiled code is cached across processes by inductor's FX graph cache in
-  :func:`cache_dir` (``$TORCHINDUCTOR_CACHE_DIR`` when set, else ``$MXNET_HOME/inductor``,
-  else ``~/.cache/neogluon/inductor``). ``compile_seconds`` records each first call's time.
+- **Disk cache.** Compiled code is cached across processes by inductor's FX graph cache and,
+  for graphs with autograd, AOTAutograd's cache above it (a new process neither traces the
+  joint graph nor partitions it: :func:`_from_autograd_cache`) in :func:`cache_dir`
+  (``$TORCHINDUCTOR_CACHE_DIR`` when set, else ``$MXNET_HOME/inductor``, else
+  ``~/.cache/neogluon/inductor``). ``compile_seconds`` records each first call's time.
+  ResNet-18 b1's first training step (one thread, 2026-12-07, load 1-4): about 20 s with an
+  empty cache; in a new process with the cache 10.1-11.2 s before the cache hits were
+  mended (the package build had changed the FX graph cache's key, AOTAutograd's cache was
+  off), 4.6-4.8 s with the FX graph cache's hits, 2.1-2.6 s with AOTAutograd's too (about
+  half of it dynamo's tracing of the graph function, a quarter importing inductor's compiler).
+  BERT b8's: 4.6-4.8 s before, 1.4-1.8 s.
   A new process also pays inductor's CPU vector-ISA probe (it compiles a test kernel per
   ISA and loads it in a child Python, about ten child processes: a third of ResNet-18's
   cached start on a loaded machine); :func:`vec_isa_probe` records its result in the cache
@@ -85,23 +95,26 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
 Op hooks (``register_op_hook``) run the graph node by node as before, and ``export`` writes
 the MXNet graph, never the compiled code.
 """
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import platform
 import re
+import threading
 import time
 import types
 import warnings
 
 import torch
 
-from ..fileio import file_digest
+from ..fileio import file_digest, read_record, write_record
 from ..operator import rnn, winograd
+from ..operator.nn import FLOAT_MASK_RELU
 
 __all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_CALLS", "InductorGraph",
-           "cache_dir", "frozen_package", "package_key", "vec_isa_probe", "wanted"]
+           "cache_dir", "calibration_key", "frozen_package", "package_key", "vec_isa_probe", "wanted"]
 
 # hybridize(backend=...) names selecting the compiled CPU path (MXNet's oneDNN backend names too)
 BACKENDS = ("inductor", "MKLDNN", "ONEDNN")
@@ -158,11 +171,7 @@ def vec_isa_probe():
             return False
         path = os.path.join(cache_dir(), "neogluon_vec_isa.json")
         key = _isa_key()
-        try:
-            with open(path) as f:
-                record = json.load(f)
-        except (OSError, ValueError):
-            record = {}
+        record = read_record(path)
         if record.get(key) is True:
             config.cpp.vec_isa_ok = True
             return True
@@ -170,11 +179,7 @@ def vec_isa_probe():
         if ok:  # compile with the same configuration as the later processes (it is in the cache key)
             config.cpp.vec_isa_ok = True
         record[key] = ok
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = "%s.%d" % (path, os.getpid())
-        with open(tmp, "w") as f:
-            json.dump(record, f)
-        os.replace(tmp, path)
+        write_record(path, record)
     except Exception:  # pylint: disable=broad-except
         pass  # inductor's internals moved, or the cache is not writable: inductor probes as usual
     return False
@@ -270,13 +275,18 @@ class InductorGraph:
         options = _UNFROZEN
         params = [t for t, p in zip(tensors, self.is_param) if p]
         small = (is_train or grad) and sum(t.numel() for t in params) <= AUTOTUNE_PARAMS
+        pooling = False
         if small:  # serial kernels (see _SMALL); with pooling, channels-last (_SMALL_POOLING)
             pooling = "Pooling" in _graph_ops(self.graph.symbol)
             options = dict(_UNFROZEN, **(_SMALL_POOLING if pooling else _SERIAL))
-        compiled = _JointCompiled(unfolded, options) if grad else _lazy_compile(unfolded, options)
+        # ReLU's float-mask backward where it was measured to pay (_SMALL_POOLING): its Function
+        # makes AOTAutograd's disk cache bypass the graph (_from_autograd_cache), which a large
+        # graph's start in a new process needs and a small graph's hardly
+        compiled = _JointCompiled(unfolded, options, float_mask=pooling) if grad else _lazy_compile(unfolded, options)
         calibrate = os.environ.get("NEOGLUON_COMPILE_CALIBRATE", "1") != "0"
         key = (mode, tuple((tensors[k].shape, tensors[k].dtype) for k in self.data_index))
-        chosen = (lambda choice: self.choices.__setitem__(key, choice)) if calibrate else None
+        chosen = _Choice(self.choices, key, lambda ts: calibration_key(self.graph.symbol, mode, ts, self.is_param)) \
+            if calibrate else None
         if is_train or grad:
             aux = set(self.graph.aux_names) if is_train else set()  # updated only in training mode
             return _Trained(plain, compiled, [k for k, n in enumerate(self.graph.input_names) if n in aux], chosen,
@@ -293,9 +303,14 @@ class InductorGraph:
 def _prepare():
     """Before inductor compiles for the first time in the process: :func:`vec_isa_probe`, and
     the RNN operator's fused kernel made opaque to dynamo (operator/rnn.py)."""
+    _probe_once()
+    rnn.prepare_compiled()
+
+
+def _probe_once():
+    """:func:`vec_isa_probe`, once per process."""
     if not _ISA_DONE:
         _ISA_DONE.append(vec_isa_probe())
-    rnn.prepare_compiled()
 
 
 # Inductor's C++ kernels run ``omp parallel num_threads(N)`` with N the thread count when
@@ -406,23 +421,27 @@ class _JointCompiled:
     calibration then keeps. The compiled code itself is unchanged: inductor compiles the graph as
     ``torch.compile`` does (``compile_fx`` with these options), and this class only keeps,
     through ``compile_fx``'s ``inner_compile`` hook, the compiled forward and backward and
-    AOTAutograd's description of them. The direct call is used only for what it handles
-    exactly as AOTAutograd's wrappers would: one graph (no graph break) taking tensors
-    named after the function's arguments, no input mutation left to the wrappers
-    (BatchNorm's running statistics, updated under no_grad, are updated by the compiled
-    forward itself), no output aliasing an input or another output, every output
-    differentiable, no saved symbolic sizes or opaque objects, no functionalized random
+    AOTAutograd's description of them, or, when AOTAutograd's own disk cache serves them (a
+    new process: :func:`_from_autograd_cache`), the same from its cache entry. The direct
+    call is used only for what it handles exactly as AOTAutograd's wrappers would: one
+    graph (no graph break) taking tensors named after the function's arguments, no input
+    mutation left to the wrappers (BatchNorm's running statistics, updated under no_grad,
+    are updated by the compiled forward itself), no output aliasing an input or another
+    output, every output differentiable, no saved symbolic sizes or opaque objects, no functionalized random
     numbers (Dropout draws from torch's eager stream, ``fallback_random``); and each call
     only while the inputs' dtypes, shapes, strides, devices and ``requires_grad`` are those
     it was compiled for (else the usual compiled function, which checks its guards and
     recompiles as needed, runs). As through AOTAutograd, the backward cannot itself be
     differentiated (``create_graph`` raises)."""
 
-    def __init__(self, fn, options=None):
+    def __init__(self, fn, options=None, float_mask=False):
         self.fn = fn
         self.options = options
+        self.float_mask = float_mask  # its ReLUs traced with the float-mask backward (operator/nn.py relu_with)
         self._compiled = None
-        self._record = {}  # "fw"/"bw": (compiled, graph module, example inputs[, metadata]); "gm": dynamo's graph
+        # "gm": dynamo's graph; "fw"/"bw": the compiled forward/backward; "meta": AOTAutograd's
+        # description of them (ViewAndMutationMeta); "saved": how many forward outputs the backward takes
+        self._record = {}
         self._graphs = self._last_graphs = 0  # backend calls: in all, and in the last call that compiled
         self.mutated = []  # positions of the direct call's arguments the compiled forward updates in place
         self.direct = None  # (input index, n outputs, saved slices, guards, tangent strides) once usable; False: never
@@ -434,22 +453,33 @@ class _JointCompiled:
             args = [tensors[k] for k in index]
             if all(g == (a.dtype, a.shape, a.stride(), a.device, a.requires_grad) for g, a in zip(guard, args)):
                 return _JointFunction.apply(self, *args)
-            return self._compiled(*tensors)
+            return self._traced(tensors)
         if self._compiled is None:
             _prepare()
             self._compiled = _AnyThreads(self.fn, dynamic=False, backend=self._backend)
         graphs = self._graphs
-        out = self._compiled(*tensors)
+        out = self._traced(tensors)
         if self._graphs != graphs:  # this call compiled: dynamo's graphs for it (one unless a graph break)
             self._last_graphs = self._graphs - graphs
         elif direct is None and "bw" in self._record:
             self.direct = self._direct(tensors, out)
         return out
 
+    def _traced(self, tensors):
+        """The compiled function's call (dynamo traces ``fn`` in it when its guards ask), with
+        ReLU's float-mask backward chosen for this graph or not (dynamo guards on the choice)."""
+        if not self.float_mask:
+            return self._compiled(*tensors)
+        saved, FLOAT_MASK_RELU[0] = FLOAT_MASK_RELU[0], True
+        try:
+            return self._compiled(*tensors)
+        finally:
+            FLOAT_MASK_RELU[0] = saved
+
     def _backend(self, gm, example_inputs):
         """dynamo's backend: inductor's ``compile_fx``, keeping what it compiles."""
-        from torch._functorch import config as functorch_config  # pylint: disable=import-outside-toplevel
         from torch._inductor.compile_fx import compile_fx, compile_fx_inner  # pylint: disable=import-outside-toplevel
+        from torch._functorch import config as functorch_config  # pylint: disable=import-outside-toplevel
         self._graphs += 1
         self._record.clear()  # a recompilation (a guard failed) replaces the graph the next calls run
         self._record["gm"] = gm
@@ -458,18 +488,18 @@ class _JointCompiled:
         def inner_compile(graph, inputs, **kwargs):
             out = compile_fx_inner(graph, inputs, **kwargs)
             if kwargs.get("is_backward"):
-                record["bw"] = (out, graph, list(inputs))
+                tangents = [n for n in graph.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
+                record.update(bw=out, saved=len(inputs) - len(tangents))
             else:
                 context = torch._guards.TracingContext.try_get()  # pylint: disable=protected-access
-                record["fw"] = (out, graph, list(inputs), getattr(context, "fw_metadata", None))
+                record.update(fw=out, meta=getattr(context, "fw_metadata", None))
             return out
-        # AOTAutograd's own cache would hand back compiled code without calling inner_compile;
-        # inductor's FX graph cache (below it) still serves a process with a warm cache. No
-        # donated buffers: with them inductor's backward may write a gradient into a saved
+        # No donated buffers: with them inductor's backward may write a gradient into a saved
         # tensor it takes as dead (a ReLU output saved as float, operator/nn.py ``relu_with``), which
         # AOTAutograd's wrappers allow only without ``retain_graph`` (they raise otherwise) and
-        # the direct call (_JointFunction) would run twice on the overwritten tensor
-        with functorch_config.patch(enable_autograd_cache=False, donated_buffer=False):
+        # the direct call (_JointFunction) would run twice on the overwritten tensor. (AOTAutograd's
+        # cache keys hold functorch's config, this setting included.)
+        with _from_autograd_cache(record), functorch_config.patch(donated_buffer=False):
             return compile_fx(gm, example_inputs, inner_compile=inner_compile,
                               config_patches=_with_passes(dict(_OPTIONS, **(self.options or {}))))
 
@@ -481,12 +511,10 @@ class _JointCompiled:
             return False  # torch's internals moved: the usual compiled function serves
 
     def _plan(self, tensors, out):
-        if self._last_graphs != 1 or "fw" not in self._record:
+        if self._last_graphs != 1 or any(self._record.get(k) is None for k in ("fw", "bw", "meta", "saved")):
             return None
-        gm = self._record["gm"]
-        fw, _, fw_inputs, meta = self._record["fw"]
-        bw, bw_graph, bw_inputs = self._record["bw"]
-        if meta is None or not isinstance(out, tuple) or not all(isinstance(o, torch.Tensor) for o in out):
+        gm, meta = self._record["gm"], self._record["meta"]
+        if not isinstance(out, tuple) or not all(isinstance(o, torch.Tensor) for o in out):
             return None
         index = []
         for node in gm.graph.nodes:
@@ -502,25 +530,66 @@ class _JointCompiled:
         if (meta.num_mutated_inp_runtime_indices or meta.num_intermediate_bases or meta.num_outputs != len(out)
                 or meta.num_outputs_aliased or meta.is_rng_op_functionalized or meta.num_symints_saved_for_bw
                 or meta.num_opaque_objects_saved_for_bw or getattr(meta, "num_backward_tokens", 0)
-                or meta.tokens or meta.subclass_tangent_meta and any(
-                    not type(m).__name__ == "PlainTensorMeta" for m in meta.subclass_tangent_meta)
-                or any(str(o.output_type) not in _PLAIN_OUTPUTS for o in meta.output_info)
-                or not all(o.requires_grad for o in meta.output_info) or len(fw_inputs) != len(index)):
+                or meta.tokens or any(str(o.output_type) not in _PLAIN_OUTPUTS for o in meta.output_info)
+                or not all(o.requires_grad for o in meta.output_info) or len(meta.input_info) != len(index)):
             return None
-        tangents = [n for n in bw_graph.graph.nodes if n.op == "placeholder" and n.name.startswith("tangents")]
-        n_saved = len(bw_inputs) - len(tangents)
-        n_no_vc = meta.num_tensors_saved_with_no_vc_check
-        n_vc = n_saved - n_no_vc
-        bw_results = bw_graph.graph.find_nodes(op="output")[0].args[0]
-        if len(tangents) != len(out) or len(bw_results) != len(index) or n_vc < 0:
+        # the outputs' gradients, in the strides the compiled backward was traced for (those
+        # AOTAutograd's wrapper gives them): the outputs' own, for plain tensors of static shapes
+        tangents = meta.subclass_tangent_meta
+        if len(tangents) != len(out) or any(type(m).__name__ != "PlainTensorMeta" or m.memory_format is None
+                                            or m.memory_format.stride is None for m in tangents):
+            return None
+        tangent_strides = [tuple(m.memory_format.stride) for m in tangents]
+        n_saved = self._record["saved"]
+        n_vc = n_saved - meta.num_tensors_saved_with_no_vc_check
+        if n_vc < 0:
             return None
         args = [tensors[k] for k in index]
         guard = [(a.dtype, a.shape, a.stride(), a.device, a.requires_grad) for a in args]
-        tangent_strides = [t.stride() for t in bw_inputs[n_saved:]]
         # inputs the compiled forward updates in place (BatchNorm's running statistics): their
         # version counters move on, as AOTAutograd's wrapper moves them (frozen prediction reads them)
         self.mutated = list(meta.mutated_graph_handled_indices_seen_by_autograd) if meta.keep_input_mutations else []
         return index, len(out), (len(out), len(out) + n_vc, len(out) + n_saved), guard, tangent_strides
+
+
+@contextlib.contextmanager
+def _from_autograd_cache(record):
+    """While :class:`_JointCompiled`'s backend compiles: when AOTAutograd's disk cache serves the
+    graph (a new process with a warm cache), ``record`` gets what ``inner_compile`` records when
+    it compiles (the compiled forward and backward, AOTAutograd's metadata, the number of saved
+    forward outputs), taken from the cache entry as AOTAutograd loads it.
+
+    On a cache hit AOTAutograd calls no compiler: it reads its entry and inductor's compiled
+    forward and backward from the FX graph cache, and neither traces the graph nor partitions
+    it. Without its cache a new process on a warm FX graph cache re-traced and re-partitioned
+    ResNet-18's joint graph at every start (its first training step at batch 1: 4.6-4.8 s with
+    the FX graph cache alone, 2.1-2.2 s with AOTAutograd's too; 2026-12-07, load 1). The entry
+    is taken by wrapping ``GenericAOTAutogradResult._load_and_post_compile`` (the step of a hit
+    that returns the loaded forward and backward) for the duration of the backend's call, in
+    this thread only; should torch rename it, nothing is recorded and the graph runs through
+    AOTAutograd's wrappers, as before the direct call existed. The backward comes wrapped in
+    ``torch._dynamo.disable`` on a hit (a compiler's backward is wrapped outside
+    ``inner_compile``): the direct call runs it unwrapped in both cases."""
+    try:
+        from torch._functorch._aot_autograd.aot_autograd_result import (  # pylint: disable=import-outside-toplevel
+            GenericAOTAutogradResult)
+        original = GenericAOTAutogradResult._load_and_post_compile  # pylint: disable=protected-access
+    except (ImportError, AttributeError):
+        yield
+        return
+    thread = threading.get_ident()
+
+    def load(entry, *args, **kwargs):
+        fw, bw, needs_autograd = original(entry, *args, **kwargs)
+        if threading.get_ident() == thread and bw is not None:
+            record.update(fw=fw, bw=getattr(bw, "_torchdynamo_orig_callable", bw), meta=entry.runtime_metadata,
+                          saved=entry.num_fw_outs_saved_for_bw)
+        return fw, bw, needs_autograd
+    GenericAOTAutogradResult._load_and_post_compile = load  # pylint: disable=protected-access
+    try:
+        yield
+    finally:
+        GenericAOTAutogradResult._load_and_post_compile = original  # pylint: disable=protected-access
 
 
 class _JointFunction(torch.autograd.Function):  # pylint: disable=abstract-method
@@ -532,7 +601,7 @@ class _JointFunction(torch.autograd.Function):  # pylint: disable=abstract-metho
     @staticmethod
     def forward(ctx, joint, *args):  # pylint: disable=arguments-differ
         n, vc_end, end = joint.direct[2]
-        outs = joint._record["fw"][0](list(args))  # pylint: disable=protected-access
+        outs = joint._record["fw"](list(args))  # pylint: disable=protected-access
         ctx.save_for_backward(*[x.detach() if x._is_view() else x for x in outs[n:vc_end]])
         ctx.no_vc = [x.detach() if x._is_view() else x for x in outs[vc_end:end]]
         ctx.joint = joint
@@ -548,7 +617,39 @@ class _JointFunction(torch.autograd.Function):  # pylint: disable=abstract-metho
         grads = [g if g.stride() == s else torch.empty_strided(g.shape, s, dtype=g.dtype, device=g.device).copy_(g)
                  for g, s in zip(grads, strides)]
         args = [*ctx.saved_tensors, *ctx.no_vc, *grads]  # ctx.no_vc stays: backward(retain_graph=True) again
-        return (None, *joint._record["bw"][0](args))  # pylint: disable=protected-access
+        return (None, *joint._record["bw"](args))  # pylint: disable=protected-access
+
+
+class _Choice:
+    """Where a calibration's verdict goes (``"plain"`` or ``"compiled"``): the graph's
+    ``choices`` under ``key``, and ``<cache_dir>/neogluon_calibration.json`` under the
+    :func:`calibration_key` that ``identity(tensors)`` computes from the calibrating call's
+    inputs (so the first call pays none of it), where a later process with the same graph finds it
+    (:meth:`recorded`) and does not time again. The trials cost a new process more than its
+    first step once the compiled code comes from the caches: ResNet-18 b1's second training
+    step (five plain and five compiled steps, the plain graph's first convolutions timing
+    their kernels, operator/conv_choice.py) took 1.1-1.9 s against 0.07-0.13 s for a third
+    (one thread, 2026-12-07, load 1-2). A verdict stays until neogluon's sources, torch, the
+    CPU, the thread count or a ``NEOGLUON_*`` setting change (the key), or the file is removed."""
+
+    def __init__(self, choices, key, identity):
+        self.choices, self.key, self.identity = choices, key, identity
+        self._disk = None  # (the record's path, the verdict's key in it), once known
+
+    def recorded(self, tensors):
+        """The verdict an earlier process recorded for this graph called on ``tensors``, or None."""
+        self._disk = (os.path.join(cache_dir(), "neogluon_calibration.json"), self.identity(tensors))
+        choice = read_record(self._disk[0]).get(self._disk[1])
+        return choice if choice in ("plain", "compiled") else None
+
+    def __call__(self, choice, measured=True):
+        """Note ``choice``; when ``measured`` (after :meth:`recorded`), record it on disk too."""
+        self.choices[self.key] = choice
+        if measured and self._disk is not None:
+            path, key = self._disk
+            record = read_record(path)
+            record[key] = choice
+            write_record(path, record)
 
 
 def _time_both(plain, compiled, trial):
@@ -589,6 +690,11 @@ class _Trained:
         return self.compiled(*tensors)
 
     def _calibrate(self, tensors):
+        recorded = self.chosen.recorded(tensors)
+        if recorded is not None:
+            self.use_plain = recorded == "plain"
+            self.chosen(recorded, measured=False)
+            return
         saved = [(tensors[k], tensors[k].detach().clone()) for k in self.aux_index]
         rng = torch.get_rng_state()
         leaves = [t for t in tensors if t.requires_grad]
@@ -712,7 +818,13 @@ class _Frozen:
         return lambda: self.unfrozen(*tensors)
 
     def _calibrate(self, fn, tensors):
-        """Time the compiled function against the plain graph, alternately; keep the faster."""
+        """Time the compiled function against the plain graph, alternately; keep the faster
+        (an earlier process's verdict when one is recorded)."""
+        recorded = self.chosen.recorded(tensors)
+        if recorded is not None:
+            self.use_plain = recorded == "plain"
+            self.chosen(recorded, measured=False)
+            return self.plain(*tensors) if self.use_plain else fn()
         self.use_plain, out = _time_both(lambda: self.plain(*tensors), fn, lambda f: f())
         self.chosen("plain" if self.use_plain else "compiled")
         return out
@@ -853,16 +965,37 @@ def package_key(symbol, data, params, is_param, kernels=None):
     parameters' shapes, dtypes and *values* (frozen into the package), torch's version, the
     CPU and compiler, neogluon's sources, the compile options and the ``kernels`` chosen for
     its convolutions (operator/winograd.py)."""
+    return _graph_key(symbol, data, params, is_param, [repr(sorted((kernels or {}).items()))], values=True)
+
+
+def calibration_key(symbol, mode, tensors, is_param):
+    """The disk key of a calibration's verdict (:class:`_Choice`): what :func:`package_key`
+    holds but the parameters' values (the verdict is one of shapes and kernels), plus the mode
+    (training, recording), which inputs record a gradient, the intra-op thread count of the
+    calibrating call and neogluon's ``NEOGLUON_*`` settings (Winograd, the package route, the
+    convolution choice change what is compared)."""
+    data = [t for t, p in zip(tensors, is_param) if not p]
+    params = [t for t, p in zip(tensors, is_param) if p]
+    settings = sorted((k, v) for k, v in os.environ.items() if k.startswith("NEOGLUON_"))
+    parts = ["calibration", repr(mode), repr([t.requires_grad for t in tensors]), str(torch.get_num_threads()),
+             repr(settings)]
+    return _graph_key(symbol, data, params, is_param, parts, values=False)
+
+
+def _graph_key(symbol, data, params, is_param, parts, values):
+    """A SHA-256 of a graph, its inputs' shapes (and the parameters' values when ``values``),
+    torch, the CPU, neogluon's sources, the compile options and ``parts`` (strings)."""
     h = hashlib.sha256()
     for part in (torch.__version__, _cpu_key(), _source_digest(), _graph_json(symbol), repr(list(is_param)),
-                 repr(sorted(_OPTIONS.items())), repr(sorted((kernels or {}).items()))):
+                 repr(sorted(_OPTIONS.items())), *parts):
         h.update(part.encode())
         h.update(b"\0")
     for t in data:
         h.update(repr((tuple(t.shape), t.stride(), str(t.dtype))).encode())
     for t in params:
         h.update(repr((tuple(t.shape), str(t.dtype))).encode())
-        h.update(t.detach().contiguous().reshape(-1).view(torch.uint8).numpy().data)
+        if values:
+            h.update(t.detach().contiguous().reshape(-1).view(torch.uint8).numpy().data)
     return h.hexdigest()
 
 
@@ -894,7 +1027,14 @@ def _export_package(module, data, path, options=None):
     """Export the frozen graph and compile it with AOTInductor (weights frozen: conv+BN
     folding, oneDNN weight prepacking, constant folding) into the package ``path``."""
     _prepare()
-    with torch.no_grad():
+    from torch._inductor import config  # pylint: disable=import-outside-toplevel
+    # AOTInductor writes the package's device information into inductor's *global*
+    # ``aot_inductor.metadata`` dict in place, and that dict is part of the FX graph cache's key
+    # of every later compilation in the process: a process that built a package compiled its
+    # training graph under another key than a later process that only loaded the package, so
+    # the second process missed the cache and compiled anew (ResNet-18 b1's first training step
+    # 10.1-10.2 s instead of 4.6-4.8 s with the hit). A dict of its own, restored afterwards.
+    with torch.no_grad(), config.patch({"aot_inductor.metadata": {}}):
         program = torch.export.export(module, tuple(data), strict=False)
         torch._inductor.aoti_compile_and_package(  # pylint: disable=protected-access
             program, package_path=path, inductor_configs=_with_passes(dict({"freezing": True}, **(options or {}))))
@@ -902,8 +1042,15 @@ def _export_package(module, data, path, options=None):
 
 def _load_package(path):
     """A callable running a package's graph on the data tensors: torch's documented
-    AOTInductor loader (it imports inductor, about 1 s of a new process's start)."""
+    AOTInductor loader (it imports inductor, about 1 s of a new process's start). The loader
+    asks inductor for the CPU's vector ISA (the package's device information), and inductor
+    finds it by its probe (ten test kernels compiled and loaded in child processes) unless
+    told: :func:`vec_isa_probe`'s record tells it first. ResNet-18 b1's first prediction in a
+    new process with the cache: 2.20-2.56 s -> 1.29-1.51 s (1.52-1.81x, four alternating
+    processes each, one thread, 2026-12-07 09:44-09:47, load 2.3; cProfile had put 1.5 s of it
+    in the probe)."""
     from torch._inductor import aoti_load_package  # pylint: disable=import-outside-toplevel
+    _probe_once()
     return aoti_load_package(path)
 
 

@@ -10,7 +10,6 @@ import torch.nn.functional as F
 
 from ..base import MXNetError
 from .registry import Bool, Int, Str, check_rule, implementation, same_shape, shape_rule
-from .shape import SYMBOLIC_SIZES as EXPORT_CAPTURE  # the flag: set while export_torch captures
 
 
 def known(shape):
@@ -82,11 +81,15 @@ _ReluFloatMask = output_gradient_function(
     "by a ``bool`` mask: what a compiled training graph runs (see :func:`relu_with`).")
 
 
+FLOAT_MASK_RELU = [False]  # set while executor/inductor.py traces a graph whose ReLUs take the float mask
+
+
 def relu_with(plain):
     """The ReLU kernel of the ``relu`` and ``Activation(act_type='relu')`` operators, ``plain``
     (torch's ReLU) where no gradient is traced.
 
-    Traced for a compiled training graph (executor/inductor.py), its backward is the gradient
+    Traced for a small compiled training graph with pooling (executor/inductor.py sets
+    :data:`FLOAT_MASK_RELU` while it traces one), its backward is the gradient
     times ``sign`` of the saved output rather than torch's ``threshold_backward``: from that,
     AOTAutograd's partitioner saves the output ``<= 0`` as a ``bool`` tensor, and inductor's
     vectorized code stores such a mask through ``at::vec::VecMask::store(bool*)``, whose
@@ -98,7 +101,7 @@ def relu_with(plain):
     Equal to torch's gradient for finite outputs and gradients; a NaN output passes 0 (torch:
     the gradient), and an infinite gradient at a zero output gives NaN (torch: 0)."""
     def relu(x):
-        if (torch.compiler.is_compiling() and not EXPORT_CAPTURE[0] and x.requires_grad and torch.is_grad_enabled()
+        if (FLOAT_MASK_RELU[0] and torch.compiler.is_compiling() and x.requires_grad and torch.is_grad_enabled()
                 and x.is_floating_point()):
             return _ReluFloatMask.apply(x)
         return plain(x)

@@ -42,12 +42,13 @@ runs on one thread: ``OMP_NUM_THREADS=1``, or a machine whose other work leaves 
 unset or ``0``, every convolution is direct and nothing is timed.
 """
 import contextlib
-import json
 import os
 import time
 
 import torch
 import torch.nn.functional as F
+
+from ..fileio import read_record, write_record
 
 __all__ = ["ACCURACY", "MARGIN", "MIN_OUTPUT", "TRIALS", "active", "choices", "collect", "conv2d", "enabled",
            "prepare", "tile", "transform_weight", "TRANSFORMS"]
@@ -196,14 +197,14 @@ def prepare(run, record=None):
     threads = torch.get_num_threads()
     missing = [k for k in keys if (threads, k) not in _CHOSEN]
     if missing:
-        stored = _read(record)
+        stored = read_record(record)
         prefix = _record_prefix(threads)
         for key in missing:
             if prefix + key in stored:
                 _CHOSEN[threads, key] = int(stored[prefix + key])
             else:
                 _CHOSEN[threads, key] = stored[prefix + key] = _choose(*keys[key])
-        _write(record, stored)
+        write_record(record, stored)
     return {k: _CHOSEN[threads, k] for k in keys if _CHOSEN[threads, k]}
 
 
@@ -218,27 +219,6 @@ def _record_prefix(threads):
         pass
     import hashlib  # pylint: disable=import-outside-toplevel
     return "%s %s t%d|" % (torch.__version__, hashlib.sha256(flags.encode()).hexdigest()[:16], threads)
-
-
-def _read(path):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, TypeError, ValueError):
-        return {}
-
-
-def _write(path, record):
-    if not path:
-        return
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = "%s.%d" % (path, os.getpid())
-        with open(tmp, "w") as f:
-            json.dump(record, f, indent=0, sort_keys=True)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # not writable: chosen again by the next process
 
 
 def _compiled(data, weight, bias, pad, m):
