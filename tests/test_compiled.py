@@ -490,6 +490,33 @@ def test_prediction_and_training_keep_the_faster_of_compiled_and_plain(monkeypat
     assert trained.use_plain is (chosen == "plain")
 
 
+def test_training_is_calibrated_again_at_another_thread_count(monkeypatch, tmp_path):
+    """The training verdict is per intra-op thread count: serial compiled kernels can win on
+    one thread and lose on two, and the adaptive count moves with the load."""
+    monkeypatch.setattr(torch, "compile", _identity_compile)
+    monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "1")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    x = nd.random.uniform(shape=(4, 10))
+    plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
+    n0 = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        monkeypatch.setattr(inductor, "_clock", _FakeClock("plain"))
+        for step in range(3):
+            _step_both(plain, comp, x, seed=step)
+        trained = [f for f in comp._cached_op.compiled._fns.values() if isinstance(f, inductor._Trained)][0]
+        assert trained.verdicts == {1: False} and not trained.use_plain
+        torch.set_num_threads(2)
+        monkeypatch.setattr(inductor, "_clock", _FakeClock("compiled"))
+        for step in range(2):
+            _step_both(plain, comp, x, seed=10 + step)
+        assert trained.verdicts == {1: False, 2: True} and trained.use_plain
+        torch.set_num_threads(1)
+        assert not trained.use_plain
+    finally:
+        torch.set_num_threads(n0)
+
+
 def test_a_calibration_verdict_is_recorded_and_taken_by_a_new_process(monkeypatch, tmp_path):
     """The verdicts (prediction and training) go to the cache directory; the same graph built
     again (as by a new process) takes them without timing anything, and computes as the plain

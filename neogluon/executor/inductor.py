@@ -57,8 +57,9 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   than the Python it removes, and inductor's prepacked oneDNN convolutions lose to aten's
   at tiny sizes. So a prediction function, once compiled and warm, is timed against the
   plain graph on the same inputs (:data:`CALIBRATION_CALLS` alternating calls each, best
-  call of each, by the process's CPU time, which other processes on a shared machine do
-  not disturb; prediction has no side effects) and the faster one serves that shape from
+  call of each, by the process's CPU time on one thread, which other processes on a shared
+  machine do not disturb, and by the wall clock on more (:func:`_clock`); prediction has no
+  side effects) and the faster one serves that shape from
   then on (``choices`` records it). The verdict is recorded in the cache directory, so a
   new process with the same graph, shapes and settings takes it without timing again
   (:class:`_Choice`, :func:`calibration_key`). Training functions are calibrated the same
@@ -121,7 +122,18 @@ BACKENDS = ("inductor", "MKLDNN", "ONEDNN")
 MAX_SHAPES = 8
 CALIBRATION_CALLS = 5
 REFREEZE_CALLS = 20  # unchanged weights for this many prediction calls: frozen again
-_clock = time.process_time  # the calibration's clock (tests replace it): CPU time, not disturbed by other processes
+
+
+def _clock():
+    """The calibration's clock (tests replace it): on one intra-op thread the process's CPU
+    time, which other processes on a shared machine do not disturb; on more the wall clock.
+    CPU time then counts every thread's work and OpenMP's waiting, so it favoured serial code
+    over parallel code that finishes sooner: LeNet b16's compiled training step (serial
+    kernels, _SMALL_POOLING) won the calibration at two threads and ran 2.01 ms a step against
+    the plain graph's 1.58 (bench_workloads.py, idle, 2026-12-07 10:35 UTC)."""
+    return time.process_time() if torch.get_num_threads() == 1 else time.perf_counter()
+
+
 _ISA_DONE = []  # vec_isa_probe ran in this process
 _OPTIONS = {"fallback_random": True}
 # Graphs whose parameters are inputs (training, recorded calls, unfrozen prediction): no
@@ -666,8 +678,9 @@ def _time_both(plain, compiled, trial):
 
 
 class _Trained:
-    """A training-mode compiled function, calibrated once against the plain graph (see the
-    module's docstring) at its second call."""
+    """A training-mode compiled function, calibrated against the plain graph (see the
+    module's docstring) at its second call, and again at the first call at each other intra-op
+    thread count."""
 
     def __init__(self, plain, compiled, aux_index, chosen, aux_updates=None):
         # aux_index: the auxiliary states a training-mode call updates; aux_updates: the graph's
@@ -675,26 +688,38 @@ class _Trained:
         self.plain, self.compiled, self.aux_index, self.chosen = plain, compiled, aux_index, chosen
         self.aux_updates = [0] if aux_updates is None else aux_updates
         self.calls = 0
-        self.use_plain = False
+        # intra-op thread count -> whether the plain graph serves calls at it. Calibrated per
+        # count: a small graph's serial compiled kernels can win on one thread and lose on two
+        # (LeNet b16's training step: 1.66 against 1.78 ms on one, 1.74 against 1.59 on two),
+        # and the adaptive count changes with the machine's load
+        self.verdicts = {}
+
+    @property
+    def use_plain(self):
+        """Whether the plain graph serves calls at the current intra-op thread count."""
+        return bool(self.verdicts.get(torch.get_num_threads()))
 
     def __call__(self, tensors):
-        if self.use_plain:
+        threads = torch.get_num_threads()
+        use_plain = self.verdicts.get(threads)
+        if use_plain:
             return self.plain(*tensors)
-        self.calls += 1
-        if self.calls == 2 and self.chosen is not None:
-            self._calibrate(tensors)
-            if self.use_plain:
+        if use_plain is None:
+            self.calls += 1
+            if self.calls >= 2 and self.chosen is not None and self._calibrate(tensors, threads):
                 return self.plain(*tensors)
         if self.aux_index:
             self.aux_updates[0] += 1
         return self.compiled(*tensors)
 
-    def _calibrate(self, tensors):
+    def _calibrate(self, tensors, threads):
+        """Choose between the plain graph and the compiled function at ``threads`` (an earlier
+        process's verdict when one is recorded); whether the plain graph serves."""
         recorded = self.chosen.recorded(tensors)
         if recorded is not None:
-            self.use_plain = recorded == "plain"
+            self.verdicts[threads] = recorded == "plain"
             self.chosen(recorded, measured=False)
-            return
+            return self.verdicts[threads]
         saved = [(tensors[k], tensors[k].detach().clone()) for k in self.aux_index]
         rng = torch.get_rng_state()
         leaves = [t for t in tensors if t.requires_grad]
@@ -704,13 +729,15 @@ class _Trained:
             if outs and leaves:
                 torch.autograd.grad(sum(o.sum() for o in outs), leaves, allow_unused=True)
         try:
-            self.use_plain, _ = _time_both(lambda *ts: self.plain(*ts), lambda *ts: self.compiled(*ts), trial)
+            plain, _ = _time_both(lambda *ts: self.plain(*ts), lambda *ts: self.compiled(*ts), trial)
         finally:
             with torch.no_grad():
                 for t, value in saved:
                     t.copy_(value)
             torch.set_rng_state(rng)
-        self.chosen("plain" if self.use_plain else "compiled")
+        self.verdicts[threads] = plain
+        self.chosen("plain" if plain else "compiled")
+        return plain
 
 
 class _Frozen:
