@@ -40,15 +40,27 @@ beside the neighbour). Not measured on an idle machine (there was none that day)
 thread does: with ``n`` threads on ``n`` cores and one other runnable thread, one of ours
 shares a core and the whole call runs at about half speed (benchmarks/thread_study.py). So
 between graph calls (a hybridized block's call, an executor's forward, ``backward()``,
-``Trainer.step``) neogluon sets torch's number of threads to the cores the other runnable
-threads leave free: ``cores - others``,
-at least 1, at most torch's own default, where ``cores`` is this process's CPU affinity and
-``others`` the runnable threads of the machine (``/proc/loadavg``'s running count) less the
-calling one. The count is read at most every ``interval`` seconds (0.1; one small read of
-/proc), so a call costs a clock read; the number goes down at once and up only after
-``up_after`` (3) readings in a row allow it, so a neighbour that pauses briefly does not make
-it flap. ``torch.set_num_threads`` costs about 0.1 us when the number changes; libgomp keeps
-its idle threads, so a change creates no pool.
+``Trainer.step``) neogluon sets torch's number of threads to the cores other work leaves
+free: ``cores - others``, at least 1, at most torch's own default, where ``cores`` is this process's CPU affinity and
+``others`` the CPUs' worth of time other work took on those CPUs since the last reading
+(:class:`OthersUse`: ``/proc/stat``'s idle time of those CPUs against this process's own CPU
+time), rounded (a CPU half taken is taken). The load is read at most every ``interval`` seconds
+(0.1; one small read of /proc, 8 us), so a call costs a clock read; the number goes down at once
+and up only after ``up_after`` (3) readings in a row allow it, so a neighbour that pauses
+briefly does not make it flap. ``torch.set_num_threads`` costs about 0.1 us when the number
+changes; libgomp keeps its idle threads, so a change creates no pool.
+
+Until 2026-12-07 ``others`` was ``/proc/loadavg``'s count of runnable threads at the moment of
+the reading, less the reader. That count includes this process's own OpenMP worker, which spins
+for a while after every parallel region: right after a 2-thread matrix product, on an idle
+machine, it saw "another" runnable thread in 97% of 2000 readings, and the MLP b64's
+hybridized predictions ran on one thread in 54% of their calls (5 s of calls, idle machine;
+with the CPU time: on two threads in all 12269 calls, and on one in 7109 of 7128 beside a
+CPU-bound process). It also counted a shell command that happened to run at that instant, and
+in a container every runnable thread of the host, on CPUs the container may not use.
+Measured on this 2-core machine, 0.1 s apart while this process kept both CPUs busy: others
+0.00 in the median, -0.08 to 0.09 at the extremes, idle; 1.00 (1.00-1.05) beside a CPU-bound
+process of the same priority.
 
 **Why one thread beside a neighbour, not more.** One thread caps a call at one core, so a
 graph that runs T1/T2 ~ 1.6-1.9x faster on two threads alone slows by about that much beside
@@ -139,7 +151,7 @@ One thread is chosen only while every graph of the iteration is tiny: an iterati
 a graph is called a second time (or a backward ends), so a larger network followed by a tiny
 hybridized loss keeps its threads for its backward and update.
 
-Busy DataLoader worker processes are runnable threads too: the parent's threads take the
+Busy DataLoader worker processes are other work too: the parent's threads take the
 cores the workers leave (each worker itself runs torch on one thread and never adapts).
 
 The number is the user's when they chose it: with ``OMP_NUM_THREADS`` or MXNet's
@@ -150,17 +162,17 @@ Either way no graph's work is estimated any more (:func:`adapting`; the estimate
 for LeNet b1, 0.84 ms for BERT b8 and 1.26 ms for ResNet-18 b1 per new input shape, best of 5,
 2026-12-07). A number set before neogluon's first graph call is not told from torch's own: it
 becomes the most threads the policy uses, and the policy still adapts below it. On a
-system without ``/proc/loadavg`` there is no load to read: only tiny graphs change the number.
+system without ``/proc/stat`` there is no load to read: only tiny graphs change the number.
 """
 import os
 import sys
 import time
 
 __all__ = ["configure", "Adaptive", "adapt", "adapting", "fix", "is_tiny", "policy", "release",
-           "runnable_others"]
+           "OthersUse"]
 
 USER_VARIABLES = ("OMP_NUM_THREADS", "MXNET_CPU_WORKER_NTHREADS")
-LOADAVG = "/proc/loadavg"
+STAT = "/proc/stat"
 
 
 SPIN_COUNT = "10000"  # libgomp's spins before a waiting thread sleeps: about 0.15 ms here (docstring)
@@ -196,15 +208,70 @@ def user_choice(environ=os.environ):
     return None
 
 
-def runnable_others(path=LOADAVG):
-    """The runnable threads of the machine other than the calling one (from the ``running/total``
-    field of ``/proc/loadavg``, which counts the reader); None when it cannot be read."""
+class OthersUse:
+    """How many of this process's CPUs other work kept busy since the last reading: a callable
+    returning a number of CPUs' worth (a float), None at the first reading or when ``path``
+    (``/proc/stat``) cannot be read.
+
+    From ``/proc/stat``'s lines of the CPUs this process may run on (``cpus``, its affinity by
+    default): the time they were not idle (nor waiting for I/O), less this process's own CPU
+    time (``own``, all its threads), over the time since the last reading (``clock``); time
+    stolen by a hypervisor counts as others'. So this process's own threads never count as
+    others, however they happen to be scheduled at the moment of a reading, and work on CPUs
+    this process may not use (a container's neighbours on the host) does not count at all.
+    """
+
+    def __init__(self, path=STAT, cpus=None, own=time.process_time, clock=time.monotonic, ticks=None):
+        self.path, self.own, self.clock = path, own, clock
+        self._cpus = cpus
+        self._names = None
+        self.ticks = ticks  # /proc/stat's clock ticks per second (USER_HZ)
+        self._last = None  # (clock, own CPU time, idle seconds of our CPUs)
+
+    def idle(self):
+        """The seconds our CPUs have been idle or waiting for I/O since boot; None when
+        ``/proc/stat`` cannot be read or names none of them."""
+        if self._names is None:
+            cpus = self._cpus if self._cpus is not None else _cpu_set()
+            self._names = {b"cpu%d" % c for c in cpus}
+            self.ticks = self.ticks or _clock_ticks()
+        total, found = 0, 0
+        try:
+            with open(self.path, "rb") as f:
+                for line in f:
+                    if not line.startswith(b"cpu"):
+                        break
+                    fields = line.split()
+                    if fields[0] in self._names:  # cpuN user nice system idle iowait irq softirq steal ...
+                        total += int(fields[4]) + int(fields[5])
+                        found += 1
+        except (OSError, IndexError, ValueError):
+            return None
+        return total / self.ticks if found else None
+
+    def __call__(self):
+        now, own, idle = self.clock(), self.own(), self.idle()
+        last = self._last
+        self._last = None if idle is None else (now, own, idle)
+        if idle is None or last is None or now <= last[0]:
+            return None
+        span = now - last[0]
+        busy = span * len(self._names) - (idle - last[2])  # the CPUs' seconds of work, ours included
+        return max(0.0, (busy - (own - last[1])) / span)
+
+
+def _cpu_set():
     try:
-        with open(path, "rb") as f:
-            field = f.read().split()[3]
-        return max(0, int(field.split(b"/")[0]) - 1)
-    except (OSError, IndexError, ValueError):
-        return None
+        return sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return range(os.cpu_count() or 1)
+
+
+def _clock_ticks():
+    try:
+        return os.sysconf("SC_CLK_TCK") or 100
+    except (AttributeError, OSError, ValueError):
+        return 100
 
 
 def _affinity():
@@ -217,15 +284,16 @@ def _affinity():
 class Adaptive:
     """The intra-op thread policy: call the instance between graph calls.
 
-    ``load()`` gives the other runnable threads (None: unknown, leave the number alone);
+    ``load()`` gives the CPUs' worth of time other work took since the last reading
+    (:class:`OthersUse` by default; None: unknown, leave the number alone);
     ``get_threads``/``set_threads`` read and set the number (torch's by default);
     ``cores`` is the number of CPUs this process may run on; ``limit`` the most threads to
     use (torch's number when the policy first runs). Everything is injectable for tests.
     """
 
-    def __init__(self, load=runnable_others, clock=time.monotonic, cores=None, limit=None, interval=0.1,
+    def __init__(self, load=None, clock=time.monotonic, cores=None, limit=None, interval=0.1,
                  up_after=3, get_threads=None, set_threads=None, reason=None):
-        self.load, self.clock = load, clock
+        self.load, self.clock = load if load is not None else OthersUse(), clock
         self.cores, self.limit = cores, limit
         self.interval, self.up_after = interval, up_after
         self._get, self._set = get_threads, set_threads
@@ -277,7 +345,7 @@ class Adaptive:
             self.cores = self.cores or _affinity()
         others = self.load()
         if others is not None:
-            want = max(1, min(self.limit, self.cores - others))
+            want = max(1, min(self.limit, self.cores - int(others + 0.5)))  # a CPU half taken is taken
             if want < self.base:
                 self._raise = []
                 self.base = want

@@ -118,17 +118,79 @@ def test_the_users_choice_is_honoured(environ, reason):
     assert m.sets == ([] if reason else [1])
 
 
-def test_runnable_others_reads_the_running_count(tmp_path):
-    f = tmp_path / "loadavg"
-    f.write_text("1.50 0.80 0.40 3/412 12345\n")
-    assert threads.runnable_others(str(f)) == 2     # the reader itself is one of the 3
-    f.write_text("0.00 0.00 0.00 1/80 7\n")
-    assert threads.runnable_others(str(f)) == 0
-    f.write_text("garbage\n")
-    assert threads.runnable_others(str(f)) is None
-    assert threads.runnable_others(str(tmp_path / "missing")) is None
-    if os.path.exists("/proc/loadavg"):
-        assert threads.runnable_others() >= 0
+def _stat(idle0, iowait0, idle1, iowait1, idle2=0):
+    return ("cpu  900 0 300 %d %d 0 0 0 0 0\n" % (idle0 + idle1 + idle2, iowait0 + iowait1)
+            + "cpu0 400 0 100 %d %d 0 0 0 0 0\n" % (idle0, iowait0)
+            + "cpu1 300 0 100 %d %d 0 0 0 0 0\n" % (idle1, iowait1)
+            + "cpu2 200 0 100 %d 0 0 0 0 0 0\n" % idle2
+            + "intr 12345 0 0 7\nctxt 999\n")
+
+
+def test_others_use_is_the_cpus_busy_time_less_our_own(tmp_path):
+    f = tmp_path / "stat"
+    clock = {"t": 10.0, "own": 3.0}
+    use = threads.OthersUse(str(f), cpus=[0, 1], own=lambda: clock["own"], clock=lambda: clock["t"], ticks=100)
+    f.write_text(_stat(1000, 10, 2000, 0, idle2=5000))
+    assert use() is None                              # a first reading has no span
+    # one second later: cpu0 idle half of it, cpu1 busy all of it; we used 0.5 s: others 1.0
+    clock.update(t=11.0, own=3.5)
+    f.write_text(_stat(1040, 20, 2000, 0, idle2=5000))
+    assert use() == pytest.approx(1.0)
+    # then our own two threads take both CPUs for 0.2 s (spinning or working): nobody else's
+    clock.update(t=11.2, own=3.9)
+    f.write_text(_stat(1040, 20, 2000, 0, idle2=5100))  # cpu2 is not ours: its load is not counted
+    assert use() == pytest.approx(0.0)
+    # idle CPUs: nothing, never negative (ticks are coarser than our own CPU time)
+    clock.update(t=11.3, own=3.91)
+    f.write_text(_stat(1050, 20, 2010, 0))
+    assert use() == 0.0
+
+
+def test_others_use_without_proc_stat(tmp_path):
+    use = threads.OthersUse(str(tmp_path / "missing"), cpus=[0])
+    assert use() is None and use() is None
+    f = tmp_path / "stat"
+    f.write_text("cpu0 1 2\n")                        # truncated: unreadable, not a crash
+    assert threads.OthersUse(str(f), cpus=[0])() is None
+    f.write_text(_stat(1, 1, 1, 1))
+    assert threads.OthersUse(str(f), cpus=[7])() is None  # none of our CPUs is listed
+    if os.path.exists("/proc/stat"):
+        real = threads.OthersUse()
+        assert real() is None
+        sum(range(100000))
+        assert real() >= 0.0
+
+
+def test_a_half_taken_cpu_counts_as_taken():
+    m = Fake(threads_now=2, others=0.3)
+    p = m.policy()
+    assert p.update() == 2
+    m.others = 0.6
+    assert p.update() == 1
+
+
+def test_our_own_threads_do_not_make_the_policy_drop_a_thread():
+    """The policy read /proc/loadavg's running count, which counted this process's OpenMP
+    worker spinning after a parallel region: on an idle machine the MLP b64's hybridized
+    predictions then ran on one thread in 54% of calls. Our CPU time is not another's."""
+    import torch
+    torch_threads = torch.get_num_threads()
+    if not os.path.exists("/proc/stat") or len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs /proc/stat and two CPUs")
+    seen = []
+    use = threads.OthersUse()
+    use()
+    a = torch.ones(512, 512)
+    try:
+        torch.set_num_threads(2)
+        for _ in range(5):
+            for _ in range(40):
+                a @ a
+            seen.append(use())
+    finally:
+        torch.set_num_threads(torch_threads)
+    # another process may really run on this machine meanwhile, but not on both CPUs all the time
+    assert min(seen) < 1.0, seen
 
 
 def test_hybridized_calls_and_trainer_steps_adapt(monkeypatch):
