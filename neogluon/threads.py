@@ -44,7 +44,8 @@ between graph calls (a hybridized block's call, an executor's forward, ``backwar
 free: ``cores - others``, at least 1, at most torch's own default, where ``cores`` is this process's CPU affinity and
 ``others`` the CPUs' worth of time other work took on those CPUs since the last reading
 (:class:`OthersUse`: ``/proc/stat``'s idle time of those CPUs against this process's own CPU
-time), rounded (a CPU half taken is taken). The load is read at most every ``interval`` seconds
+time), rounded (a CPU half taken is taken); after a pause of this process (a window over half a
+second in which it used under half a CPU), the other threads runnable at that instant. The load is read at most every ``interval`` seconds
 (0.1; one small read of /proc, 8 us), so a call costs a clock read; the number goes down at once
 and up only after ``up_after`` (3) readings in a row allow it, so a neighbour that pauses
 briefly does not make it flap. ``torch.set_num_threads`` costs about 0.1 us when the number
@@ -60,7 +61,11 @@ CPU-bound process). It also counted a shell command that happened to run at that
 in a container every runnable thread of the host, on CPUs the container may not use.
 Measured on this 2-core machine, 0.1 s apart while this process kept both CPUs busy: others
 0.00 in the median, -0.08 to 0.09 at the extremes, idle; 1.00 (1.00-1.05) beside a CPU-bound
-process of the same priority.
+process of the same priority. A window spanning a pause is stale: after another process's one
+second of work on both CPUs, the MLP's predictions ran on one thread for the next 0.3 s (the
+``up_after`` readings), which in ``bench_workloads.py`` (neogluon's and MXNet's turns
+alternate) put whole turns of the plain graph on one thread (BERT b8's prediction 27 ms
+against 14); with the instantaneous reading after a pause, none of the next second's calls did.
 
 **Why one thread beside a neighbour, not more.** One thread caps a call at one core, so a
 graph that runs T1/T2 ~ 1.6-1.9x faster on two threads alone slows by about that much beside
@@ -209,55 +214,87 @@ def user_choice(environ=os.environ):
 
 
 class OthersUse:
-    """How many of this process's CPUs other work kept busy since the last reading: a callable
-    returning a number of CPUs' worth (a float), None at the first reading or when ``path``
-    (``/proc/stat``) cannot be read.
+    """How many of this process's CPUs other work keeps busy: a callable returning a number of
+    CPUs' worth (a float), None at the first reading or when ``path`` (``/proc/stat``) cannot
+    be read.
 
-    From ``/proc/stat``'s lines of the CPUs this process may run on (``cpus``, its affinity by
-    default): the time they were not idle (nor waiting for I/O), less this process's own CPU
-    time (``own``, all its threads), over the time since the last reading (``clock``); time
+    Over the time since the last reading (``clock``): from ``/proc/stat``'s lines of the CPUs
+    this process may run on (``cpus``, its affinity by default), the time they were not idle
+    (nor waiting for I/O), less this process's own CPU time (``own``, all its threads); time
     stolen by a hypervisor counts as others'. So this process's own threads never count as
-    others, however they happen to be scheduled at the moment of a reading, and work on CPUs
-    this process may not use (a container's neighbours on the host) does not count at all.
+    others, however they happen to be scheduled at the moment of a reading, a command that ran
+    for a moment hardly counts, and work on CPUs this process may not use (a container's
+    neighbours on the host) does not count at all.
+
+    A window longer than ``fresh`` seconds in which this process itself used less than half a
+    CPU says what others did while it was away (another process's turn in an alternating
+    benchmark, a pause of the user's loop), not what they do now: then the reading is the
+    other runnable threads of this instant, ``/proc/stat``'s ``procs_running`` less this
+    process's running threads (``/proc/self/task``; ``running``, injectable).
     """
 
-    def __init__(self, path=STAT, cpus=None, own=time.process_time, clock=time.monotonic, ticks=None):
+    def __init__(self, path=STAT, cpus=None, own=time.process_time, clock=time.monotonic, ticks=None,
+                 fresh=0.5, running=None):
         self.path, self.own, self.clock = path, own, clock
         self._cpus = cpus
         self._names = None
         self.ticks = ticks  # /proc/stat's clock ticks per second (USER_HZ)
+        self.fresh = fresh
+        self.running = running or _own_running
         self._last = None  # (clock, own CPU time, idle seconds of our CPUs)
 
-    def idle(self):
-        """The seconds our CPUs have been idle or waiting for I/O since boot; None when
-        ``/proc/stat`` cannot be read or names none of them."""
+    def read(self):
+        """(the seconds our CPUs have been idle or waiting for I/O since boot, the machine's
+        running threads now); None when ``/proc/stat`` cannot be read or names none of them."""
         if self._names is None:
             cpus = self._cpus if self._cpus is not None else _cpu_set()
             self._names = {b"cpu%d" % c for c in cpus}
             self.ticks = self.ticks or _clock_ticks()
-        total, found = 0, 0
+        total, found, running = 0, 0, None
         try:
             with open(self.path, "rb") as f:
                 for line in f:
-                    if not line.startswith(b"cpu"):
-                        break
-                    fields = line.split()
-                    if fields[0] in self._names:  # cpuN user nice system idle iowait irq softirq steal ...
-                        total += int(fields[4]) + int(fields[5])
-                        found += 1
+                    if line.startswith(b"cpu"):
+                        fields = line.split()
+                        if fields[0] in self._names:  # cpuN user nice system idle iowait irq softirq steal ...
+                            total += int(fields[4]) + int(fields[5])
+                            found += 1
+                    elif line.startswith(b"procs_running"):
+                        running = int(line.split()[1])
         except (OSError, IndexError, ValueError):
             return None
-        return total / self.ticks if found else None
+        return (total / self.ticks, running) if found else None
 
     def __call__(self):
-        now, own, idle = self.clock(), self.own(), self.idle()
+        now, own, stat = self.clock(), self.own(), self.read()
         last = self._last
-        self._last = None if idle is None else (now, own, idle)
-        if idle is None or last is None or now <= last[0]:
+        self._last = None if stat is None else (now, own, stat[0])
+        if stat is None or last is None or now <= last[0]:
             return None
         span = now - last[0]
-        busy = span * len(self._names) - (idle - last[2])  # the CPUs' seconds of work, ours included
-        return max(0.0, (busy - (own - last[1])) / span)
+        ours = own - last[1]
+        if span > self.fresh and ours < 0.5 * span and stat[1] is not None:  # we were away
+            return float(max(0, stat[1] - self.running()))
+        busy = span * len(self._names) - (stat[0] - last[2])  # the CPUs' seconds of work, ours included
+        return max(0.0, (busy - ours) / span)
+
+
+def _own_running():
+    """This process's threads that are running or runnable now (the reader among them)."""
+    count = 0
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return 1
+    for tid in tasks:
+        try:
+            with open("/proc/self/task/%s/stat" % tid, "rb") as f:
+                stat = f.read()
+        except OSError:  # the thread ended meanwhile
+            continue
+        end = stat.rfind(b")")  # the state follows the command name, which may hold anything
+        count += stat[end + 2:end + 3] == b"R"
+    return max(count, 1)
 
 
 def _cpu_set():

@@ -118,12 +118,12 @@ def test_the_users_choice_is_honoured(environ, reason):
     assert m.sets == ([] if reason else [1])
 
 
-def _stat(idle0, iowait0, idle1, iowait1, idle2=0):
+def _stat(idle0, iowait0, idle1, iowait1, idle2=0, running=1):
     return ("cpu  900 0 300 %d %d 0 0 0 0 0\n" % (idle0 + idle1 + idle2, iowait0 + iowait1)
             + "cpu0 400 0 100 %d %d 0 0 0 0 0\n" % (idle0, iowait0)
             + "cpu1 300 0 100 %d %d 0 0 0 0 0\n" % (idle1, iowait1)
             + "cpu2 200 0 100 %d 0 0 0 0 0 0\n" % idle2
-            + "intr 12345 0 0 7\nctxt 999\n")
+            + "intr 12345 0 0 7\nctxt 999\nprocs_running %d\nprocs_blocked 0\n" % running)
 
 
 def test_others_use_is_the_cpus_busy_time_less_our_own(tmp_path):
@@ -146,6 +146,35 @@ def test_others_use_is_the_cpus_busy_time_less_our_own(tmp_path):
     assert use() == 0.0
 
 
+def test_after_a_pause_the_others_are_the_runnable_threads_of_the_moment(tmp_path):
+    """A long window in which we hardly ran says what others did while we were away (another
+    process's turn in a benchmark): the policy then went down to one thread for 0.3 s after
+    every such turn. Then: the machine's running threads less our own running ones."""
+    f = tmp_path / "stat"
+    clock = {"t": 0.0, "own": 0.0}
+    ours = {"n": 2}
+    use = threads.OthersUse(str(f), cpus=[0, 1], own=lambda: clock["own"], clock=lambda: clock["t"], ticks=100,
+                            running=lambda: ours["n"])
+    f.write_text(_stat(0, 0, 0, 0, running=3))
+    assert use() is None
+    # 2 s away (0.1 s of our own work): another process kept both CPUs busy, and has stopped
+    clock.update(t=2.0, own=0.1)
+    f.write_text(_stat(0, 0, 10, 0, running=2))
+    assert use() == 0.0                               # 2 running, both ours
+    # away again, and a neighbour runs now: one other runnable thread
+    clock.update(t=4.0, own=0.2)
+    f.write_text(_stat(100, 0, 110, 0, running=3))
+    assert use() == 1.0
+    # a long window in which we worked (a long call): the CPU time decides, as for a short one
+    clock.update(t=5.0, own=1.2)
+    f.write_text(_stat(100, 0, 110, 0, running=9))
+    assert use() == pytest.approx(1.0)                # 2 CPUs busy for 1 s, 1 s of it ours
+    # a short window after a pause of under half a second: the CPU time too
+    clock.update(t=5.4, own=1.2)
+    f.write_text(_stat(140, 0, 150, 0, running=9))
+    assert use() == pytest.approx(0.0)
+
+
 def test_others_use_without_proc_stat(tmp_path):
     use = threads.OthersUse(str(tmp_path / "missing"), cpus=[0])
     assert use() is None and use() is None
@@ -155,6 +184,7 @@ def test_others_use_without_proc_stat(tmp_path):
     f.write_text(_stat(1, 1, 1, 1))
     assert threads.OthersUse(str(f), cpus=[7])() is None  # none of our CPUs is listed
     if os.path.exists("/proc/stat"):
+        assert 1 <= threads._own_running() <= len(os.listdir("/proc/self/task"))
         real = threads.OthersUse()
         assert real() is None
         sum(range(100000))
