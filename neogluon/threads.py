@@ -41,12 +41,13 @@ thread does: with ``n`` threads on ``n`` cores and one other runnable thread, on
 shares a core and the whole call runs at about half speed (benchmarks/thread_study.py). So
 between graph calls (a hybridized block's call, an executor's forward, ``backward()``,
 ``Trainer.step``) neogluon sets torch's number of threads to the cores other work leaves
-free: ``cores - others``, at least 1, at most torch's own default, where ``cores`` is this process's CPU affinity and
-``others`` the CPUs' worth of time other work took on those CPUs since the last reading
+free: ``cores - others``, at least 1, at most torch's own default, where ``cores`` is this
+process's CPU affinity and ``others`` the CPUs' worth of time other work took on those CPUs since the last reading
 (:class:`OthersUse`: ``/proc/stat``'s idle time of those CPUs against this process's own CPU
-time), rounded (a CPU half taken is taken); after a pause of this process (a window over half a
-second in which it used under half a CPU), the other threads runnable at that instant. The load is read at most every ``interval`` seconds
-(0.1; one small read of /proc, 8 us), so a call costs a clock read; the number goes down at once
+time), or the other threads runnable at the instant of the reading if fewer (a process that
+ran between our calls and waits now is no neighbour), rounded (a CPU half taken is taken).
+The load is read at most every ``interval`` seconds (0.1; /proc/stat and our threads' states,
+about 40 us), so a call costs a clock read; the number goes down at once
 and up only after ``up_after`` (3) readings in a row allow it, so a neighbour that pauses
 briefly does not make it flap. ``torch.set_num_threads`` costs about 0.1 us when the number
 changes; libgomp keeps its idle threads, so a change creates no pool.
@@ -61,11 +62,13 @@ CPU-bound process). It also counted a shell command that happened to run at that
 in a container every runnable thread of the host, on CPUs the container may not use.
 Measured on this 2-core machine, 0.1 s apart while this process kept both CPUs busy: others
 0.00 in the median, -0.08 to 0.09 at the extremes, idle; 1.00 (1.00-1.05) beside a CPU-bound
-process of the same priority. A window spanning a pause is stale: after another process's one
-second of work on both CPUs, the MLP's predictions ran on one thread for the next 0.3 s (the
-``up_after`` readings), which in ``bench_workloads.py`` (neogluon's and MXNet's turns
-alternate) put whole turns of the plain graph on one thread (BERT b8's prediction 27 ms
-against 14); with the instantaneous reading after a pause, none of the next second's calls did.
+process of the same priority. But the CPU time alone counts a process that works while we
+wait: in ``bench_workloads.py``, where MXNet's turns alternate with neogluon's, every neogluon
+turn then ran on one thread (the MLP's prediction 0.75 ms against 0.43; BERT b8's 27 ms against
+14), and after another process's second of work the next 0.3 s of calls did; with the lesser
+of the two, none did, and a neighbour beside us still put 6568 of 6583 calls on one thread.
+Reading ``/proc/self/task`` for our own running threads takes 28 us (four threads), only when
+a reading is due.
 
 **Why one thread beside a neighbour, not more.** One thread caps a call at one core, so a
 graph that runs T1/T2 ~ 1.6-1.9x faster on two threads alone slows by about that much beside
@@ -226,20 +229,21 @@ class OthersUse:
     for a moment hardly counts, and work on CPUs this process may not use (a container's
     neighbours on the host) does not count at all.
 
-    A window longer than ``fresh`` seconds in which this process itself used less than half a
-    CPU says what others did while it was away (another process's turn in an alternating
-    benchmark, a pause of the user's loop), not what they do now: then the reading is the
-    other runnable threads of this instant, ``/proc/stat``'s ``procs_running`` less this
-    process's running threads (``/proc/self/task``; ``running``, injectable).
+    But a window's time also holds what others did while this process was not running:
+    another process's turn (an alternating benchmark; a producer that runs between our calls,
+    then waits for us) fills it as a concurrent neighbour would. So the reading is the lesser of
+    that time and the other threads runnable at this instant: ``/proc/stat``'s
+    ``procs_running`` less this process's running threads (``/proc/self/task``; ``running``,
+    injectable). A neighbour running beside us shows in both; a process that ran before and
+    waits now, or a command that ran for a moment, in only one.
     """
 
     def __init__(self, path=STAT, cpus=None, own=time.process_time, clock=time.monotonic, ticks=None,
-                 fresh=0.5, running=None):
+                 running=None):
         self.path, self.own, self.clock = path, own, clock
         self._cpus = cpus
         self._names = None
         self.ticks = ticks  # /proc/stat's clock ticks per second (USER_HZ)
-        self.fresh = fresh
         self.running = running or _own_running
         self._last = None  # (clock, own CPU time, idle seconds of our CPUs)
 
@@ -272,11 +276,11 @@ class OthersUse:
         if stat is None or last is None or now <= last[0]:
             return None
         span = now - last[0]
-        ours = own - last[1]
-        if span > self.fresh and ours < 0.5 * span and stat[1] is not None:  # we were away
-            return float(max(0, stat[1] - self.running()))
         busy = span * len(self._names) - (stat[0] - last[2])  # the CPUs' seconds of work, ours included
-        return max(0.0, (busy - ours) / span)
+        others = max(0.0, (busy - (own - last[1])) / span)
+        if stat[1] is not None:
+            others = min(others, float(max(0, stat[1] - self.running())))
+        return others
 
 
 def _own_running():

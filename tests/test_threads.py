@@ -129,27 +129,28 @@ def _stat(idle0, iowait0, idle1, iowait1, idle2=0, running=1):
 def test_others_use_is_the_cpus_busy_time_less_our_own(tmp_path):
     f = tmp_path / "stat"
     clock = {"t": 10.0, "own": 3.0}
-    use = threads.OthersUse(str(f), cpus=[0, 1], own=lambda: clock["own"], clock=lambda: clock["t"], ticks=100)
-    f.write_text(_stat(1000, 10, 2000, 0, idle2=5000))
+    use = threads.OthersUse(str(f), cpus=[0, 1], own=lambda: clock["own"], clock=lambda: clock["t"], ticks=100,
+                            running=lambda: 1)
+    f.write_text(_stat(1000, 10, 2000, 0, idle2=5000, running=2))
     assert use() is None                              # a first reading has no span
     # one second later: cpu0 idle half of it, cpu1 busy all of it; we used 0.5 s: others 1.0
     clock.update(t=11.0, own=3.5)
-    f.write_text(_stat(1040, 20, 2000, 0, idle2=5000))
+    f.write_text(_stat(1040, 20, 2000, 0, idle2=5000, running=2))
     assert use() == pytest.approx(1.0)
     # then our own two threads take both CPUs for 0.2 s (spinning or working): nobody else's
     clock.update(t=11.2, own=3.9)
-    f.write_text(_stat(1040, 20, 2000, 0, idle2=5100))  # cpu2 is not ours: its load is not counted
+    f.write_text(_stat(1040, 20, 2000, 0, idle2=5100, running=2))  # cpu2 is not ours: its load is not counted
     assert use() == pytest.approx(0.0)
     # idle CPUs: nothing, never negative (ticks are coarser than our own CPU time)
     clock.update(t=11.3, own=3.91)
-    f.write_text(_stat(1050, 20, 2010, 0))
+    f.write_text(_stat(1050, 20, 2010, 0, running=2))
     assert use() == 0.0
 
 
-def test_after_a_pause_the_others_are_the_runnable_threads_of_the_moment(tmp_path):
-    """A long window in which we hardly ran says what others did while we were away (another
-    process's turn in a benchmark): the policy then went down to one thread for 0.3 s after
-    every such turn. Then: the machine's running threads less our own running ones."""
+def test_others_use_is_the_lesser_of_the_windows_time_and_the_threads_runnable_now(tmp_path):
+    """A window also holds what others did while we were not running: in bench_workloads
+    (MXNet's turns alternate with neogluon's) the CPU time alone put every neogluon turn on one
+    thread. A concurrent neighbour is both in the window and runnable now."""
     f = tmp_path / "stat"
     clock = {"t": 0.0, "own": 0.0}
     ours = {"n": 2}
@@ -157,22 +158,22 @@ def test_after_a_pause_the_others_are_the_runnable_threads_of_the_moment(tmp_pat
                             running=lambda: ours["n"])
     f.write_text(_stat(0, 0, 0, 0, running=3))
     assert use() is None
-    # 2 s away (0.1 s of our own work): another process kept both CPUs busy, and has stopped
-    clock.update(t=2.0, own=0.1)
-    f.write_text(_stat(0, 0, 10, 0, running=2))
+    # another process's turn kept both CPUs busy for most of the window, and waits now
+    clock.update(t=0.2, own=0.05)
+    f.write_text(_stat(0, 0, 5, 0, running=2))
     assert use() == 0.0                               # 2 running, both ours
-    # away again, and a neighbour runs now: one other runnable thread
-    clock.update(t=4.0, own=0.2)
-    f.write_text(_stat(100, 0, 110, 0, running=3))
-    assert use() == 1.0
-    # a long window in which we worked (a long call): the CPU time decides, as for a short one
-    clock.update(t=5.0, own=1.2)
-    f.write_text(_stat(100, 0, 110, 0, running=9))
-    assert use() == pytest.approx(1.0)                # 2 CPUs busy for 1 s, 1 s of it ours
-    # a short window after a pause of under half a second: the CPU time too
-    clock.update(t=5.4, own=1.2)
-    f.write_text(_stat(140, 0, 150, 0, running=9))
-    assert use() == pytest.approx(0.0)
+    # a neighbour beside us: in the window and runnable now
+    clock.update(t=0.4, own=0.25)
+    f.write_text(_stat(0, 0, 5, 0, running=3))
+    assert use() == pytest.approx(1.0)
+    # a command runnable at this instant that hardly ran in the window
+    clock.update(t=0.5, own=0.44)
+    f.write_text(_stat(0, 0, 5, 0, running=3))
+    assert use() == pytest.approx(0.0, abs=0.11)      # the window: 0.2 CPU-seconds, 0.19 ours
+    # a host's threads on CPUs that are not ours: runnable, but not on our CPUs' time
+    clock.update(t=0.6, own=0.64)
+    f.write_text(_stat(0, 0, 5, 0, running=40))
+    assert use() == 0.0
 
 
 def test_others_use_without_proc_stat(tmp_path):
