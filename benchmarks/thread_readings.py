@@ -14,6 +14,16 @@ Printed per workload, mode and reader: the median over rounds of the round's med
 and its range, the share of calls that ran on one thread, and the per-round ratio loadavg /
 CPU-time reader. ``--under-load`` runs the same beside a CPU-bound process (bench_workloads'
 neighbour, one thread of matmuls): both readers should then choose one thread.
+
+Measured 2026-12-07 12:11 UTC, idle machine (load 0.0-1.6), 5 rounds of 0.7 s, plain
+``hybridize()``, the reader as committed in 03b2757 (the lesser of the window's CPU time and
+the threads runnable now) against loadavg: the MLP b64's prediction 0.486 ms against 0.701
+(loadavg / CPU time 1.45 [1.18-1.51]; 61% of loadavg's calls on one thread, none of the
+other's), LeNet b16's 0.413 against 0.482 (1.13 [1.12-1.18], 41%), the LSTM LM's 13.0 against
+13.4 (1.03 [1.02-1.07]); the other workloads and the training steps within 3% either way
+(0.97-1.02), none of the CPU-time reader's calls on one thread. 11:35 UTC, beside the
+neighbour (MLP, LeNet b16, BERT, LSTM LM, with the first version of the reader, the window's
+CPU time alone): every call of both readers on one thread, times within 4%.
 """
 import argparse
 import os
