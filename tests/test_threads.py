@@ -127,6 +127,9 @@ def _stat(idle0, iowait0, idle1, iowait1, idle2=0, running=1):
 
 
 def test_others_use_is_the_cpus_busy_time_less_our_own(tmp_path):
+    """The policy read /proc/loadavg's running count, which counted this process's OpenMP
+    worker spinning after a parallel region: on an idle machine the MLP b64's hybridized
+    predictions ran on one thread in 54% of calls. Our own CPU time is nobody else's."""
     f = tmp_path / "stat"
     clock = {"t": 10.0, "own": 3.0}
     use = threads.OthersUse(str(f), cpus=[0, 1], own=lambda: clock["own"], clock=lambda: clock["t"], ticks=100,
@@ -198,30 +201,6 @@ def test_a_half_taken_cpu_counts_as_taken():
     assert p.update() == 2
     m.others = 0.6
     assert p.update() == 1
-
-
-def test_our_own_threads_do_not_make_the_policy_drop_a_thread():
-    """The policy read /proc/loadavg's running count, which counted this process's OpenMP
-    worker spinning after a parallel region: on an idle machine the MLP b64's hybridized
-    predictions then ran on one thread in 54% of calls. Our CPU time is not another's."""
-    import torch
-    torch_threads = torch.get_num_threads()
-    if not os.path.exists("/proc/stat") or len(os.sched_getaffinity(0)) < 2:
-        pytest.skip("needs /proc/stat and two CPUs")
-    seen = []
-    use = threads.OthersUse()
-    use()
-    a = torch.ones(512, 512)
-    try:
-        torch.set_num_threads(2)
-        for _ in range(5):
-            for _ in range(40):
-                a @ a
-            seen.append(use())
-    finally:
-        torch.set_num_threads(torch_threads)
-    # another process may really run on this machine meanwhile, but not on both CPUs all the time
-    assert min(seen) < 1.0, seen
 
 
 def test_hybridized_calls_and_trainer_steps_adapt(monkeypatch):
