@@ -42,14 +42,14 @@ shares a core and the whole call runs at about half speed (benchmarks/thread_stu
 between graph calls (a hybridized block's call, an executor's forward, ``backward()``,
 ``Trainer.step``) neogluon sets torch's number of threads to the cores other work leaves
 free: ``cores - others``, at least 1, at most torch's own default, where ``cores`` is this
-process's CPU affinity and ``others`` the CPUs' worth of time other work took on those CPUs since the last reading
-(:class:`OthersUse`: ``/proc/stat``'s idle time of those CPUs against this process's own CPU
-time), or the other threads runnable at the instant of the reading if fewer (a process that
-ran between our calls and waits now is no neighbour), rounded (a CPU half taken is taken).
-The load is read at most every ``interval`` seconds (0.1; /proc/stat, 8 us, and our threads'
-states when it shows others at work, 28 us), so a call costs a clock read; the number goes
-down at once and up only after ``up_after`` (3) readings in a row allow it, so a neighbour that pauses
-briefly does not make it flap. ``torch.set_num_threads`` costs about 0.1 us when the number
+process's CPU affinity and ``others`` the CPUs' worth of time other work took on those CPUs
+since the last reading (:class:`OthersUse`: ``/proc/stat``'s idle time of those CPUs against
+this process's own CPU time), or the other threads runnable at the instant of the reading if
+fewer (a process that ran between our calls and waits now is no neighbour), rounded (a CPU
+half taken is taken). The load is read at most every ``interval`` seconds (0.1; /proc/stat,
+8 us, and our threads' states when it shows others at work, 28 us), so a call costs a clock
+read; the number goes down at once and up only after ``up_after`` (3) readings in a row allow
+it, so a neighbour that pauses briefly does not make it flap. ``torch.set_num_threads`` costs about 0.1 us when the number
 changes; libgomp keeps its idle threads, so a change creates no pool.
 
 Until 2026-12-07 ``others`` was ``/proc/loadavg``'s count of runnable threads at the moment of

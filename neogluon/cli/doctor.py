@@ -28,7 +28,7 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP
 def _adaptive():
     from .. import threads  # pylint: disable=import-outside-toplevel
     reason = threads.policy().reason
-    return "on (the cores other runnable threads leave free)" if reason is None else "off: %s" % reason
+    return "on (the cores other processes leave free)" if reason is None else "off: %s" % reason
 
 
 def add_arguments(parser):
