@@ -303,6 +303,7 @@ def _own_running():
 
 
 def _cpu_set():
+    """The CPUs this process may run on (its affinity; all of them where there is none)."""
     try:
         return sorted(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -314,13 +315,6 @@ def _clock_ticks():
         return os.sysconf("SC_CLK_TCK") or 100
     except (AttributeError, OSError, ValueError):
         return 100
-
-
-def _affinity():
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 class Adaptive:
@@ -384,7 +378,7 @@ class Adaptive:
         if self.current is None:
             self.current = self.base = self._get()
             self.limit = self.limit or self.current
-            self.cores = self.cores or _affinity()
+            self.cores = self.cores or len(_cpu_set())
         others = self.load()
         if others is not None:
             want = max(1, min(self.limit, self.cores - int(others + 0.5)))  # a CPU half taken is taken
