@@ -273,16 +273,13 @@ def read_record(path):
 
 
 def write_record(path, record):
-    """Write :func:`read_record`'s ``record`` through a temporary file renamed over ``path``
-    (a reader never sees half a file); nothing when ``path`` is empty or not writable: the
-    record is a cache, measured again by the next process."""
+    """Write :func:`read_record`'s ``record`` with :func:`atomic_write` (a reader never sees
+    half a file); nothing when ``path`` is empty or not writable: the record is a cache,
+    measured again by the next process."""
     if not path:
         return
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        tmp = "%s.%d" % (path, os.getpid())
-        with open(tmp, "w") as f:
-            json.dump(record, f, indent=0, sort_keys=True)
-        os.replace(tmp, path)
-    except OSError:
+        atomic_write(path, json.dumps(record, indent=0, sort_keys=True), "write record")
+    except (OSError, MXNetError):
         pass
