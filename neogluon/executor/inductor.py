@@ -654,6 +654,13 @@ class _Choice:
         choice = read_record(self._disk[0]).get(self._disk[1])
         return choice if choice in ("plain", "compiled") else None
 
+    def earlier(self, tensors):
+        """:meth:`recorded`, noted in ``choices`` (not recorded again) when there is one."""
+        choice = self.recorded(tensors)
+        if choice is not None:
+            self(choice, measured=False)
+        return choice
+
     def __call__(self, choice, measured=True):
         """Note ``choice``; when ``measured`` (after :meth:`recorded`), record it on disk too."""
         self.choices[self.key] = choice
@@ -715,10 +722,9 @@ class _Trained:
     def _calibrate(self, tensors, threads):
         """Choose between the plain graph and the compiled function at ``threads`` (an earlier
         process's verdict when one is recorded); whether the plain graph serves."""
-        recorded = self.chosen.recorded(tensors)
+        recorded = self.chosen.earlier(tensors)
         if recorded is not None:
             self.verdicts[threads] = recorded == "plain"
-            self.chosen(recorded, measured=False)
             return self.verdicts[threads]
         saved = [(tensors[k], tensors[k].detach().clone()) for k in self.aux_index]
         rng = torch.get_rng_state()
@@ -847,10 +853,9 @@ class _Frozen:
     def _calibrate(self, fn, tensors):
         """Time the compiled function against the plain graph, alternately; keep the faster
         (an earlier process's verdict when one is recorded)."""
-        recorded = self.chosen.recorded(tensors)
+        recorded = self.chosen.earlier(tensors)
         if recorded is not None:
             self.use_plain = recorded == "plain"
-            self.chosen(recorded, measured=False)
             return self.plain(*tensors) if self.use_plain else fn()
         self.use_plain, out = _time_both(lambda: self.plain(*tensors), fn, lambda f: f())
         self.chosen("plain" if self.use_plain else "compiled")
