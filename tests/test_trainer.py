@@ -156,3 +156,38 @@ def test_network_training_matches_mxnet(name, hybridize):
     for key, p in params.items():
         np.testing.assert_allclose(p.data().asnumpy(), NET_DATA[name + "/final/" + key], rtol=1e-4, atol=1e-5,
                                    err_msg=key)
+
+
+class _WithConstant(gluon.HybridBlock):
+    """A Dense layer plus a Constant, as GluonCV's SSD anchors (``params.get_constant``)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.dense = gluon.nn.Dense(2, in_units=3, weight_initializer=mx.init.Constant(0.5))
+            self.offset = self.params.get_constant("offset", [[1.0, -1.0]])
+
+    def hybrid_forward(self, F, x, offset):  # pylint: disable=arguments-differ
+        return self.dense(x) + offset
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_trainer_skips_constants_in_collect_params(hybridize):
+    """``Trainer(net.collect_params())`` with a Constant among them (GluonCV's SSD training
+    script does this): the constant is left alone, the rest trains. Recorded from MXNet 1.9.1
+    (two SGD steps, lr 0.1, loss sum(out**2), x = [[1, 2, 3]]; hybridize() plain: MXNet's
+    static_alloc graph fails its own storage-type check on this block)."""
+    net = _WithConstant()
+    net.initialize()
+    if hybridize:
+        net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    x = mx.nd.array([[1, 2, 3]])
+    for _ in range(2):
+        with mx.autograd.record():
+            loss = (net(x) ** 2).sum()
+        loss.backward()
+        trainer.step(1)
+    np.testing.assert_allclose(net.dense.weight.data().asnumpy(), [[1.3, 2.1, 2.9], [0.9, 1.3, 1.7]], rtol=1e-6)
+    np.testing.assert_allclose(net.dense.bias.data().asnumpy(), [0.8, 0.4], rtol=1e-6)
+    assert net.offset.data().asnumpy().tolist() == [[1.0, -1.0]] and net.offset.grad_req == "null"

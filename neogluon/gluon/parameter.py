@@ -492,6 +492,7 @@ class Constant(Parameter):
         if req != "null":
             warnings.warn('Constant parameter "{}" does not support grad_req other than "null", and new value "{}" '
                           'is ignored.'.format(self.name, req))
+        self._grad_req = "null"  # what Trainer and the hybrid graph read, without the property
 
 
 def _merge_shapes(desired, existing):
