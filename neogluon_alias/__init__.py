@@ -176,8 +176,8 @@ class ThirdPartyChecksFinder(importlib.abc.MetaPathFinder):
         patch = self.MODULES.get(fullname)
         if patch is None:
             return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
+        for finder in sys.meta_path:  # another instance too: two would ask each other forever
+            if isinstance(finder, ThirdPartyChecksFinder) or not hasattr(finder, "find_spec"):
                 continue
             spec = finder.find_spec(fullname, path, target)
             if spec is not None:

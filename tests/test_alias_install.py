@@ -26,9 +26,12 @@ def fresh_venv(tmp_path_factory):
     python = str(path / ("Scripts/python.exe" if os.name == "nt" else "bin/python"))
     site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
-    # '_' sorts before 'n': these paths are on sys.path when the alias .pth line runs
+    # '_' sorts before 'n': these paths are on sys.path when the alias .pth line runs. Every
+    # site directory of this interpreter: a venv that itself reuses another's packages through
+    # a .pth file (tools/install_clients.sh VENV BASE) has torch there, not in its purelib
+    parents = [ROOT, sysconfig.get_paths()["purelib"]] + [p for p in sys.path if p.endswith("site-packages")]
     with open(os.path.join(site, "_parent_env.pth"), "w") as f:
-        f.write("%s\n%s\n" % (ROOT, sysconfig.get_paths()["purelib"]))
+        f.write("".join("%s\n" % p for p in dict.fromkeys(parents)))
     return python, site
 
 
@@ -92,9 +95,11 @@ def test_a_real_mxnet_is_never_shadowed(fresh_venv, tmp_path, capsys, monkeypatc
     assert "the real MXNet at %s" % real in capsys.readouterr().out
 
 
-def test_gluoncv_torch_version_check_becomes_an_import_error(tmp_path, monkeypatch):
+@pytest.mark.parametrize("finders", [1, 2])
+def test_gluoncv_torch_version_check_becomes_an_import_error(tmp_path, monkeypatch, finders):
     """GluonCV 0.10.5 raises RuntimeError for torch >= 2 in a check it expects to raise
-    ImportError when the torch backend is unusable; under the alias it does."""
+    ImportError when the torch backend is unusable; under the alias it does. With two
+    finders on ``sys.meta_path`` (the alias's .pth one and another) neither asks the other."""
     pkg = tmp_path / "gluoncv"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
@@ -105,8 +110,8 @@ def test_gluoncv_torch_version_check_becomes_an_import_error(tmp_path, monkeypat
     monkeypatch.syspath_prepend(str(tmp_path))
     for name in ("gluoncv", "gluoncv.check"):
         monkeypatch.delitem(sys.modules, name, raising=False)
-    finder = neogluon_alias.ThirdPartyChecksFinder()
-    monkeypatch.setattr(sys, "meta_path", [finder] + sys.meta_path)
+    added = [neogluon_alias.ThirdPartyChecksFinder() for _ in range(finders)]
+    monkeypatch.setattr(sys, "meta_path", added + sys.meta_path)
     import gluoncv.check  # pylint: disable=import-error
     with pytest.raises(ImportError, match="uses its MXNet backend") as err:
         gluoncv.check._require_pytorch_version("1.4.0", "2.0.0")  # pylint: disable=protected-access
