@@ -28,8 +28,10 @@ PIP="$VENV/bin/pip install -q"
 # the clients themselves, without their pins
 $PIP --no-deps gluoncv==0.10.5.post0 gluonnlp==0.10.0 gluonts==0.14.4 d2l==1.0.3
 # what importing them needs: GluonCV (images, configs, downloads), GluonTS (pydantic models,
-# pandas), GluonNLP (nothing beyond numpy), d2l (pandas, requests, IPython's display)
-$PIP "numpy==1.26.*" portalocker yacs pyyaml autocfg requests pandas scipy Pillow \
+# pandas), GluonNLP (nothing beyond numpy), d2l (pandas, requests, IPython's display).
+# pandas < 2.2: GluonTS 0.14 spells frequencies "H", "T", "S", which pandas 2.2 deprecates and
+# pandas 3 rejects (DeepAREstimator(freq="H") raises in get_lags_for_frequency)
+$PIP "numpy==1.26.*" portalocker yacs pyyaml autocfg requests "pandas<2.2" scipy Pillow \
     opencv-python-headless matplotlib tqdm "pydantic<3" toolz typing_extensions \
     ipython matplotlib-inline
 echo "$ROOT" > "$SITE/_neogluon_worktree.pth"
