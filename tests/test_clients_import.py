@@ -1,6 +1,6 @@
 """Real MXNet code bases import through the ``mxnet`` alias: GluonCV 0.10.5, GluonNLP 0.10.0,
-GluonTS's MXNet models and d2l's MXNet edition. They are not installed by CI; install them
-with ``bash tools/install_clients.sh VENV`` and run this file with VENV's python. Each
+GluonTS's MXNet models and d2l's MXNet edition. CI's last stage installs them with ``bash
+tools/install_clients.sh VENV BASE`` and runs this file with VENV's python; elsewhere it skips. Each
 statement runs in a process of its own, as a user's program would."""
 import importlib.util
 import os

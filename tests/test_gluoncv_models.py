@@ -4,8 +4,8 @@ FCN built with ``pretrained=False, pretrained_base=False``, their parameter name
 shapes, their outputs imperatively, hybridized and through ``export`` +
 ``SymbolBlock.imports``, and the exported graph's operators.
 
-GluonCV is not installed by CI: these tests skip without it (``bash tools/install_clients.sh
-VENV`` installs it; run this file with VENV's python). The operator-level gaps they found are
+GluonCV is installed by CI's last stage only: these tests skip without it (``bash
+tools/install_clients.sh VENV`` installs it; run this file with VENV's python). The operator-level gaps they found are
 tested on their own by CI (see the operators' test files).
 """
 import gzip

@@ -3,9 +3,10 @@ R-CNN and FCN (the models of tests/gluoncv_models.py, their parameters from the 
 formula) through ``mx.onnx.export_block``, checked by ``onnx.checker`` and run in ONNX
 Runtime against neogluon hybridized (rtol 1e-4).
 
-GluonCV is not installed by CI: these tests skip without it (``bash tools/install_clients.sh
-VENV``, plus onnx and onnxruntime; run this file with VENV's python). CI covers the same
-converters on small SSD-like and Faster R-CNN-like heads (tests/test_onnx_detection.py).
+GluonCV is installed by CI's last stage only: these tests skip without it (``bash
+tools/install_clients.sh VENV``, plus onnx and onnxruntime; run this file with VENV's python).
+Every stage covers the same converters on small SSD-like and Faster R-CNN-like heads
+(tests/test_onnx_detection.py).
 """
 import os
 import sys
