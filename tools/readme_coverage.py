@@ -78,7 +78,7 @@ def block():
         "([table](tests/fixtures/op_coverage.tsv)) |" % (registered, total, 100.0 * registered / total, recorded,
                                                           omitted),
         "| real client code bases through `import mxnet` | %s import (`tests/test_clients_import.py`, in the "
-        "environment `tools/install_clients.sh` makes; not run by CI) |"
+        "environment `tools/install_clients.sh` makes, which CI's last stage builds) |"
         % ", ".join("`%s`" % s for s in client_statements()),
         END,
     ]
