@@ -328,3 +328,20 @@ def test_unknown_parameter_dims_read_minus_one():
     assert net.weight.shape == (4, 5)
     npx.reset_np()
     assert gluon.nn.Dense(4).weight.shape == (4, 0)
+
+
+def test_hybrid_forward_F_prints_as_its_module():
+    """d2l's hybridize section prints ``F``: MXNet 1.9.1 shows the ``mx.nd`` module
+    imperatively and the ``mx.sym`` module while tracing."""
+    seen = []
+
+    class Net(gluon.nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            seen.append(repr(F))
+            return F.npx.relu(x)
+
+    net = Net()
+    net(np.ones((1, 2)))
+    net.hybridize()
+    net(np.ones((1, 2)))
+    assert seen == [repr(mx.nd), repr(mx.sym)]
