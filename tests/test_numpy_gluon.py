@@ -285,3 +285,63 @@ def test_corrupt_npz_parameter_file_names_the_file(tmp_path):
     bad.write_bytes(b"PK\x03\x04 not really a zip archive")
     with pytest.raises(mx.MXNetError, match="broken.params"):
         mx.gluon.rnn.LSTM(4, input_size=3).load_parameters(str(bad))
+
+
+def test_initializer_gets_np_ndarray():
+    """A custom ``Initializer._init_weight`` under ``npx.set_np()`` is handed an
+    ``mx.np.ndarray`` (d2l's ``MyInit`` does ``data *= np.abs(data) >= 5``, bool mask
+    times float); values from MXNet 1.9.1."""
+    seen = []
+
+    class MyInit(mx.init.Initializer):
+        def _init_weight(self, name, data):
+            seen.append(type(data))
+            data[:] = np.arange(data.size).reshape(data.shape) - 5
+            data *= np.abs(data) >= 3
+
+    net = gluon.nn.Dense(2, in_units=4)
+    net.initialize(MyInit())
+    assert seen == [np.ndarray]
+    onp.testing.assert_array_equal(net.weight.data().asnumpy(),
+                                   [[-5, -4, -3, 0], [0, 0, 0, 0]])
+    assert isinstance(net.weight.data(), np.ndarray)
+
+
+def test_unknown_parameter_dims_read_minus_one():
+    """Under NumPy shape semantics an unknown dimension is -1, in ``Parameter.shape`` and in
+    the reprs built on it (MXNet 1.9.1's output); a shared, deferred parameter still infers."""
+    net = gluon.nn.Dense(4)
+    assert net.weight.shape == (4, -1)
+    assert repr(net) == "Dense(-1 -> 4, linear)"
+    assert repr(net.weight).startswith("Parameter %s (shape=(4, -1)" % net.weight.name)
+    assert repr(gluon.nn.BatchNorm()).endswith("in_channels=-1)")
+    assert repr(gluon.rnn.LSTM(4)) == "LSTM(-1 -> 4, TNC)"
+    shared = gluon.nn.Dense(3)
+    tied = gluon.nn.Dense(3, params=shared.params)
+    seq = gluon.nn.Sequential()
+    seq.add(shared, tied)
+    seq.initialize()
+    assert seq(np.ones((2, 3))).shape == (2, 3)
+    assert net.weight.shape == (4, -1)
+    net.initialize()
+    net(np.ones((2, 5)))
+    assert net.weight.shape == (4, 5)
+    npx.reset_np()
+    assert gluon.nn.Dense(4).weight.shape == (4, 0)
+
+
+def test_hybrid_forward_F_prints_as_its_module():
+    """d2l's hybridize section prints ``F``: MXNet 1.9.1 shows the ``mx.nd`` module
+    imperatively and the ``mx.sym`` module while tracing."""
+    seen = []
+
+    class Net(gluon.nn.HybridBlock):
+        def hybrid_forward(self, F, x):
+            seen.append(repr(F))
+            return F.npx.relu(x)
+
+    net = Net()
+    net(np.ones((1, 2)))
+    net.hybridize()
+    net(np.ones((1, 2)))
+    assert seen == [repr(mx.nd), repr(mx.sym)]

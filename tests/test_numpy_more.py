@@ -154,3 +154,14 @@ def test_last_row_of_a_symbol():
     want = net(x).asnumpy()
     net.hybridize()
     onp.testing.assert_array_equal(net(x).asnumpy(), want)
+
+
+def test_clip_method_takes_min_max_keywords():
+    """``x.clip(min=0)`` (d2l's box_iou): MXNet 1.9.1's method names its bounds min/max,
+    either may be left out."""
+    from neogluon import np as mnp
+    x = mnp.array([-1.0, 2.0, 5.0])
+    assert x.clip(min=0).tolist() == [0.0, 2.0, 5.0]
+    assert x.clip(max=1).tolist() == [-1.0, 1.0, 1.0]
+    assert x.clip(0, 3).tolist() == [0.0, 2.0, 3.0]
+    assert x.clip(None, 2).tolist() == [-1.0, 2.0, 2.0]

@@ -146,3 +146,17 @@ def test_states_round_trip():
     np.testing.assert_allclose(w2.asnumpy(), w.asnumpy())
     states_only = mx.optimizer.states.loads(upd.get_states())  # MXNet's pickle: mxnet.* class names
     assert set(states_only) == {0} and len(states_only[0]) == 2
+
+
+def test_adam_update_complements_betas_in_float32():
+    """MXNet's Adam kernel computes ``1.f - beta2`` on the float32 parameter (0.00099998713,
+    not 0.001): three ``adam_update`` steps give MXNet 1.9.1's numbers to the last bit."""
+    w = mx.nd.array([[0.5, -0.25, 1.0]])
+    g = mx.nd.array([[2.0, -3.0, 0.125]])
+    m, v = mx.nd.zeros((1, 3)), mx.nd.zeros((1, 3))
+    for _ in range(3):
+        mx.nd.adam_update(w, g, m, v, out=w, lr=0.01, wd=0.1, rescale_grad=0.5)
+    np.testing.assert_array_equal(w.asnumpy(), np.array(
+        [[0.3763939440250397, -0.12638896703720093, 0.8764914274215698]], np.float32))
+    np.testing.assert_array_equal(v.asnumpy(), np.array(
+        [[0.0032820175401866436, 0.006937635131180286, 7.576865755254403e-05]], np.float32))

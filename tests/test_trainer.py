@@ -191,3 +191,38 @@ def test_trainer_skips_constants_in_collect_params(hybridize):
     np.testing.assert_allclose(net.dense.weight.data().asnumpy(), [[1.3, 2.1, 2.9], [0.9, 1.3, 1.7]], rtol=1e-6)
     np.testing.assert_allclose(net.dense.bias.data().asnumpy(), [0.8, 0.4], rtol=1e-6)
     assert net.offset.data().asnumpy().tolist() == [[1.0, -1.0]] and net.offset.grad_req == "null"
+
+
+@pytest.mark.parametrize("opt,weight,bias", [
+    ("sgd", [0.31062501668930054, 0.12125000357627869, -0.06812500953674316], -0.18937499821186066),
+    ("adam", [0.3015424609184265, 0.3015424609184265, 0.3015424311161041], -0.1984575241804123)])
+def test_step_with_np_array_batch_size(opt, weight, bias):
+    """d2l's ``train_seq2seq`` calls ``trainer.step(Y_valid_len.sum())``: ``rescale_grad``
+    becomes a 0-d ``mx.np`` array, which MXNet's update operators read as its number (the
+    fused paths took it to torch and raised). Values from MXNet 1.9.1; a legacy NDArray
+    batch size does not parse there, as in MXNet."""
+    from neogluon import autograd, npx
+    npx.set_np()
+    try:
+        net = gluon.nn.Dense(2, in_units=3)
+        net.initialize(mx.init.Constant(0.5))
+        kwargs = {"learning_rate": 0.1, "momentum": 0.9} if opt == "sgd" else {"learning_rate": 0.1}
+        trainer = gluon.Trainer(net.collect_params(), opt, kwargs)
+        for _ in range(2):
+            with autograd.record():
+                loss = (net(mx.np.array([[1., 2., 3.]])) ** 2).sum()
+            loss.backward()
+            trainer.step(mx.np.array([1, 3, 4], dtype="int32").sum())
+        assert isinstance(trainer.optimizer.rescale_grad, mx.np.ndarray)
+        np.testing.assert_allclose(net.weight.data().asnumpy(), np.array([weight, weight], np.float32), rtol=1e-7)
+        np.testing.assert_allclose(net.bias.data().asnumpy(), np.array([bias, bias], np.float32), rtol=1e-7)
+    finally:
+        npx.reset_np()
+    net = gluon.nn.Dense(2, in_units=3)
+    net.initialize()
+    trainer = gluon.Trainer(net.collect_params(), opt, {"learning_rate": 0.1})
+    with mx.autograd.record():
+        loss = net(mx.nd.ones((1, 3))).sum()
+    loss.backward()
+    with pytest.raises(mx.MXNetError, match="rescale_grad"):
+        trainer.step(mx.nd.array([8]))

@@ -950,10 +950,11 @@ def _is_symbolic(args):
 
 
 def _shapes_agree(shape, other):
-    """Whether two Parameter shapes can be the same (0 or unknown is any size)."""
+    """Whether two Parameter shapes can be the same (0, or -1 under NumPy shape semantics, is
+    any size)."""
     if not shape or not other:
         return True
-    return len(shape) == len(other) and all(a in (0, b) or b == 0 for a, b in zip(shape, other))
+    return len(shape) == len(other) and all(a in (0, -1, b) or b in (0, -1) for a, b in zip(shape, other))
 
 
 def _common_prefix(names):

@@ -131,7 +131,10 @@ class Parameter:
 
     @property
     def shape(self):
-        """The shape, with 0 for dimensions not known yet (None when not given at all)."""
+        """The shape, with 0 for dimensions not known yet (None when not given at all); under
+        NumPy shape semantics (``npx.set_np()``) an unknown dimension reads -1, as in MXNet."""
+        if self._shape is not None and _NP.shape:
+            return tuple(-1 if i == 0 else i for i in self._shape)
         return self._shape
 
     @shape.setter
@@ -293,7 +296,7 @@ class Parameter:
         ctx = _ctx_list(ctx, device)
         if init is None:
             init = default_init if self.init is None else self.init
-        if not shape_is_known(self.shape):
+        if not shape_is_known(self._shape):
             if self._allow_deferred_init:
                 self._deferred_init = (init, ctx, default_init, None)
                 return
@@ -308,13 +311,16 @@ class Parameter:
             return
         init, ctx, default_init, data = self._deferred_init
         self._deferred_init = ()
-        _check(shape_is_known(self.shape),
+        _check(shape_is_known(self._shape),
                "Cannot initialize Parameter '%s' because it has invalid shape: %s. Please specify in_units, "
                "in_channels, etc for `Block`s." % (self.name, str(self.shape)))
         with autograd.pause():
             if data is None:
-                data = NDArray(torch.zeros(self.shape, dtype=torch_dtype(self.dtype)))
-                initializer.create(default_init)(initializer.InitDesc(self.name, {"__init__": init}), data)
+                data = NDArray(torch.zeros(self._shape, dtype=torch_dtype(self.dtype)))
+                # under npx.set_np() MXNet hands the initializer an mx.np.ndarray (its _init_weight
+                # may then use NumPy semantics, e.g. ``data *= np.abs(data) >= 5``): a view of data
+                filled = data.as_np_ndarray() if _NP.array else data
+                initializer.create(default_init)(initializer.InitDesc(self.name, {"__init__": init}), filled)
             self._init_impl(data, ctx)
 
     def _init_impl(self, data, ctx_list):
@@ -357,12 +363,12 @@ class Parameter:
         if cast_dtype:
             _check(dtype_source in ("current", "saved"),
                    "dtype_source must be 'current' or 'saved', got %r" % (dtype_source,))
-        if self.shape:
-            for self_dim, data_dim in zip(self.shape, data.shape):
+        if self._shape:
+            for self_dim, data_dim in zip(self._shape, data.shape):
                 _check(self_dim in (0, data_dim),
                        "Failed loading Parameter '%s' from saved params: shape incompatible expected %s vs saved %s"
                        % (self.name, str(self.shape), str(data.shape)))
-            self.shape = tuple(j if i == 0 else i for i, j in zip(self.shape, data.shape))
+            self.shape = tuple(j if i == 0 else i for i, j in zip(self._shape, data.shape))
         if self.dtype:
             if cast_dtype and np.dtype(self.dtype).type != data.dtype:
                 if dtype_source == "current":
@@ -454,7 +460,7 @@ class Parameter:
         """The Symbol variable of this parameter, with its shape, dtype, lr/wd multipliers
         and initializer as attributes (created once)."""
         if self._var is None:
-            self._var = _sym_var(self.name, shape=self.shape, dtype=self.dtype, lr_mult=self.lr_mult,
+            self._var = _sym_var(self.name, shape=self._shape, dtype=self.dtype, lr_mult=self.lr_mult,
                                  wd_mult=self.wd_mult, init=self.init, stype=self._stype)
         return self._var
 
@@ -559,7 +565,7 @@ class ParameterDict:
             self._params[name] = param
             return param
         for k, v in kwargs.items():
-            existing = getattr(param, k, None)
+            existing = param._shape if k == "shape" else getattr(param, k, None)
             if existing is None:
                 setattr(param, k, v)
                 continue

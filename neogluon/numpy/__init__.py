@@ -589,6 +589,15 @@ for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum",
               "diag", "flip", "sign", "square"):
     setattr(ndarray, _name, globals()[_name])
 ndarray.sigmoid = _sigmoid
+
+
+def _clip_method(self, min=None, max=None, out=None):  # pylint: disable=redefined-builtin
+    """``x.clip(min=None, max=None, out=None)``: MXNet's method names its bounds min/max
+    (d2l's box_iou calls ``.clip(min=0)``)."""
+    return clip(self, min, max, out=out)
+
+
+ndarray.clip = _clip_method
 _sites.install(globals())  # the hot call sites, generated from the registry's template (see _sites)
 for _name in ("relu", "softmax", "log_softmax", "topk", "pick", "slice"):
     delattr(ndarray, _name)

@@ -136,6 +136,9 @@ class _WithNumpy:
     def __getattr__(self, name):
         return getattr(self._base, name)
 
+    def __repr__(self):  # d2l prints F: MXNet shows the module, <module 'mxnet.ndarray' ...>
+        return repr(self._base)
+
 
 class _Symbolic:
     """``F.np`` (``F.np.random``, ``F.npx``, ...) of a traced ``hybrid_forward``: the module's

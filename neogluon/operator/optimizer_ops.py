@@ -179,9 +179,15 @@ def signum_update(weight, grad, mom, *, lr, momentum, wd, rescale_grad, clip_gra
 
 
 # ----------------------------------------------------------------------------- Adam family
+def complement(beta, t):
+    """``1 - beta`` computed in ``t``'s dtype, as MXNet's kernels do (``1.f - beta2`` on the
+    float32 parameter is 0.00099998713 for 0.999, not 0.001)."""
+    return float(torch.ones((), dtype=t.dtype) - beta)
+
+
 def _moments(g, mean, var, beta1, beta2):
-    mean.mul_(beta1).add_((1.0 - beta1) * g)
-    var.mul_(beta2).add_((1.0 - beta2) * g * g)
+    mean.mul_(beta1).add_(complement(beta1, mean) * g)
+    var.mul_(beta2).add_(complement(beta2, var) * g * g)
 
 
 @register("adam_update", inputs=("weight", "grad", "mean", "var"), aliases=["_sparse_adam_update"],

@@ -372,17 +372,25 @@ class Operator:
                     continue  # symbol attributes such as __layout__, __init__
                 raise MXNetError("Cannot find argument '%s', Possible Arguments:\n----------------\n%s\n, in operator %s"
                                  % (k, self.describe_params(), self.call_repr(kwargs)))
-            try:
-                attrs[k] = p.parse(v)
-            except (ValueError, SyntaxError, TypeError) as e:
-                raise MXNetError("Invalid Parameter format for %s expect %s but value='%s' (%s), in operator %s"
-                                 % (k, p.type_name, v, e, self.call_repr(kwargs))) from None
+            attrs[k] = self._parse_attr(p, k, v, kwargs)
         if len(attrs) < len(self.params):
             for k, p in self.params.items():
                 if k not in attrs:
                     raise MXNetError("Required parameter %s of %s is not presented, in operator %s"
                                      % (k, p.type_name, self.call_repr(kwargs)))
         return attrs
+
+    def _parse_attr(self, p, k, v, kwargs):
+        try:
+            return p.parse(v)
+        except (ValueError, SyntaxError, TypeError) as e:
+            raise MXNetError("Invalid Parameter format for %s expect %s but value='%s' (%s), in operator %s"
+                             % (k, p.type_name, v, e, self.call_repr(kwargs))) from None
+
+    def parse_attr(self, name, value):
+        """One attribute read as a call would read it (MXNet passes attributes as strings: a
+        0-d ``mx.np`` array is its number, a legacy NDArray does not parse)."""
+        return self._parse_attr(self.params[name], name, value, {name: value})
 
     # -- the cache of calls
     def entry(self, raw):

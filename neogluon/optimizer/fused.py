@@ -19,7 +19,7 @@ import weakref
 
 import torch
 
-from ..operator.optimizer_ops import sgd_coefficient
+from ..operator.optimizer_ops import complement, sgd_coefficient
 
 _set_grad_enabled = torch._C._set_grad_enabled  # pylint: disable=protected-access
 
@@ -144,8 +144,8 @@ def adam(weights, grads, means, variances, lrs, wds, beta1, beta2, epsilon, resc
         torch._foreach_clamp_min_(g, -clip_gradient)
         torch._foreach_clamp_max_(g, clip_gradient)
     torch._foreach_mul_(means, beta1)
-    torch._foreach_add_(means, _mul_into(tmp, g, 1.0 - beta1))
-    g2 = _mul_into(tmp, g, 1.0 - beta2)
+    torch._foreach_add_(means, _mul_into(tmp, g, complement(beta1, means[0])))
+    g2 = _mul_into(tmp, g, complement(beta2, variances[0]))
     torch._foreach_mul_(g2, g)
     torch._foreach_mul_(variances, beta2)
     torch._foreach_add_(variances, g2)

@@ -14,6 +14,7 @@ where it has none (AdaGrad, AdaDelta, Adamax, Nadam, DCASGD, SGLD).
 KVStore users; ``get_states``/``set_states`` pickle them (with the optimizer if asked).
 """
 import math
+import numbers
 import os
 import warnings
 
@@ -22,6 +23,7 @@ import torch
 
 from .. import ndarray as nd
 from ..ndarray import NDArray
+from ..operator import registry as _registry
 from ..operator.optimizer_ops import nag_mom_update_inplace
 from . import fused
 from . import states as _states
@@ -43,6 +45,15 @@ def _fp16_warning(name="the"):
     warnings.warn("Accumulating with float16 in optimizer can lead to poor accuracy or slow convergence. "
                   "Consider using multi_precision=True option of %s optimizer" % name)
 
+
+
+def _read_attr(op, name, value):
+    """``value`` of the attribute ``name`` as the operator ``op`` reads it, for the fused
+    paths that do not call it: ``Trainer.step(num_tokens)`` with a 0-d ``mx.np`` array
+    leaves ``rescale_grad`` an array, which MXNet's update operators read as its number."""
+    if isinstance(value, numbers.Number):
+        return value
+    return _registry.get(op).parse_attr(name, value)
 
 class Optimizer:
     """The base class: learning rate and weight decay bookkeeping, the registry and the
@@ -328,7 +339,9 @@ class SGD(_MasterCopyFirst):
                 lrs.extend(map(float, self._get_lrs(chunk)))
                 wds.extend(map(float, self._get_wds(chunk)))
         clip = self.clip_gradient if self.clip_gradient else -1.0
-        fused.sgd(w, g, moms, lrs, wds, self.momentum if self.momentum > 0 else 0.0, self.rescale_grad, clip,
+        rescale = _read_attr("multi_sgd_mom_update" if moms else "multi_sgd_update", "rescale_grad",
+                             self.rescale_grad)
+        fused.sgd(w, g, moms, lrs, wds, self.momentum if self.momentum > 0 else 0.0, rescale, clip,
                   fused.scratch(self))
         return True
 
@@ -566,8 +579,8 @@ class Adam(Optimizer):
             lrs.append(float(lr))
             wds.append(float(wd))
         clip = self.clip_gradient if self.clip_gradient else -1.0
-        fused.adam(w, g, means, variances, lrs, wds, self.beta1, self.beta2, self.epsilon, self.rescale_grad, clip,
-                   fused.scratch(self))
+        fused.adam(w, g, means, variances, lrs, wds, self.beta1, self.beta2, self.epsilon,
+                   _read_attr("adam_update", "rescale_grad", self.rescale_grad), clip, fused.scratch(self))
         return True
 
 

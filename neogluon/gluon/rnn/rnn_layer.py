@@ -97,7 +97,7 @@ class _RNNLayer(HybridBlock):
         flat = loaded[key]
         total = int(flat.size)
         names = self._flat_param_names()
-        shapes = [tuple(self._reg_params[n].shape) for n in names]
+        shapes = [tuple(self._reg_params[n]._shape) for n in names]
         known = sum(_size(s) for s in shapes if 0 not in s)
         open_rows = sum(s[0] for s in shapes if 0 in s)
         if open_rows:  # the first layer's i2h weights: (rows, input size unknown)
