@@ -139,6 +139,9 @@ def attach_grads(variables, grad_req="write", stype=None):
     else:
         buffers = [GradBuffer(torch.zeros_like(v._t.detach())) for v in variables]
     for var, g in zip(variables, buffers):
+        ctx = getattr(var, "_ctx", None)
+        if ctx is not None:  # a buffer on cpu(k) says so, as its variable (torch has one CPU)
+            g._ctx = ctx
         _mark(var, g, grad_req, True)
     return buffers
 

@@ -14,6 +14,9 @@ class Context:
     devtype2str = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
     devstr2type = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
     _default = threading.local()
+    # True once a cpu(k), k > 0, was made: torch has one CPU, so such a context lives only in
+    # the arrays' ``_ctx`` and in Blocks' ``with ctx`` (gluon/block.py); until then Blocks skip it
+    several_cpus = False
 
     def __init__(self, device_type, device_id=0):
         if isinstance(device_type, Context):
@@ -26,6 +29,8 @@ class Context:
             raise MXNetError("unknown device type %r; expected one of %s" % (device_type, sorted(self.devstr2type)))
         self.device_type = device_type
         self.device_id = int(device_id)
+        if self.device_id and device_type != "gpu":
+            Context.several_cpus = True
         self._torch_device = (torch.device("cuda", self.device_id) if device_type == "gpu"
                               else torch.device("cpu"))
 

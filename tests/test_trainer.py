@@ -226,3 +226,41 @@ def test_step_with_np_array_batch_size(opt, weight, bias):
     loss.backward()
     with pytest.raises(mx.MXNetError, match="rescale_grad"):
         trainer.step(mx.nd.array([8]))
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+@pytest.mark.parametrize("container", ["Sequential", "HybridSequential"])
+def test_data_parallel_on_two_cpu_contexts(container, hybridize):
+    """Conv -> BatchNorm -> Dense replicated on cpu(0) and cpu(1), one shard of the batch on
+    each (d2l's split_batch / train_batch_ch13 on CPU contexts): each block after the first
+    uses its own context's parameters, so each context's running statistics and gradients
+    are its shard's. Before, a block's output reported cpu(0) once the block returned, the
+    BatchNorm of the cpu(1) shard used cpu(0)'s copy, and Trainer.step raised on cpu(1)'s
+    stale beta gradient. Expected values recorded from MXNet 1.9.1."""
+    devices = [mx.cpu(0), mx.cpu(1)]
+    net = getattr(gluon.nn, container)()
+    net.add(gluon.nn.Conv2D(2, kernel_size=3, padding=1), gluon.nn.BatchNorm(), gluon.nn.Dense(3))
+    net.initialize(ctx=devices)
+    x = mx.nd.array(np.random.RandomState(0).uniform(size=(4, 1, 4, 4)))
+    net(x)
+    rng = np.random.RandomState(1)
+    for p in net.collect_params().values():
+        p.set_data(mx.nd.array(rng.uniform(0.5, 1, size=p.shape)))
+    if hybridize:
+        net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    with mx.autograd.record():
+        outs = [net(shard) for shard in gluon.utils.split_and_load(x, devices)]
+        losses = [out.sum() for out in outs]
+    for loss in losses:
+        loss.backward()
+    assert [o.context for o in outs] == devices
+    bn, conv = net[1], net[0]
+    np.testing.assert_allclose(bn.running_mean.data(devices[0]).asnumpy(), [1.1346163, 1.1822281], rtol=1e-5)
+    np.testing.assert_allclose(bn.running_mean.data(devices[1]).asnumpy(), [1.076837, 1.1148375], rtol=1e-5)
+    np.testing.assert_allclose([conv.weight.grad(d).asnumpy().sum() for d in devices], [-0.075802624, 0.10304958],
+                               atol=1e-4)  # elements (up to 0.92) agree to 6e-6: BatchNorm over 2 images
+    assert [bn.beta.grad(d).context for d in devices] == devices
+    trainer.step(4)
+    np.testing.assert_allclose(bn.beta.data(devices[1]).asnumpy(), [-2.9921887, -2.7263515], rtol=1e-5)
+    np.testing.assert_allclose(net[2].weight.data(devices[0]).asnumpy().sum(), 65.00035, rtol=1e-5)

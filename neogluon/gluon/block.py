@@ -27,6 +27,7 @@ from .. import name as _name
 from .. import ndarray
 from .. import symbol
 from ..base import MXNetError
+from ..context import Context
 from ..fileio import atomic_write_all, read_file
 from ..ndarray import serialization as _serialization
 from ..np_mode import FLAGS as _NP
@@ -116,6 +117,36 @@ def _gather_type_ctx_info(args):
                 break
         return has_symbol, has_ndarray, ctx_set, first_ctx
     return False, False, set(), None
+
+
+def _cpu_k(args):
+    """``cpu(k)``, k > 0, when the first array among ``args`` (nested) is there, else None.
+
+    torch has one CPU device; MXNet's ``cpu(k)`` (what multi-context training on one machine,
+    d2l's ``split_batch`` among them, uses) is the array's ``_ctx``, which operators do not
+    carry to their outputs. A Block called on such arrays therefore runs under ``with
+    cpu(k)`` (every array made inside reports it, so each child picks its Parameters' copy
+    of ``cpu(k)``) and its outputs keep that context (:func:`_keep_context`)."""
+    for a in args:
+        if isinstance(a, NDArray):
+            ctx = a.context
+            return ctx if ctx.device_id and ctx.device_type != "gpu" else None
+        if isinstance(a, (list, tuple)):
+            ctx = _cpu_k(a)
+            if ctx is not None:
+                return ctx
+    return None
+
+
+def _keep_context(out, ctx):
+    """``out`` with ``ctx`` recorded on its arrays (nested) that carry no context of their own."""
+    if isinstance(out, NDArray):
+        if getattr(out, "_ctx", None) is None:
+            out._ctx = ctx  # pylint: disable=protected-access
+    elif isinstance(out, (list, tuple)):
+        for o in out:
+            _keep_context(o, ctx)
+    return out
 
 
 # ---------------------------------------------------------------------- Block
@@ -502,9 +533,22 @@ class Block:
     # ------------------------------------------------------------------ calling
     def __call__(self, *args):
         """Run the forward pre-hooks, ``forward`` and the forward hooks."""
+        return self._hooked(self.forward, args)
+
+    def _hooked(self, forward, args):
+        """``forward(*args)`` between the hooks, as an mx.np array in NumPy mode; for inputs
+        on ``cpu(k)``, k > 0, under ``with cpu(k)`` (see :func:`_cpu_k`)."""
+        if Context.several_cpus:
+            ctx = _cpu_k(args)
+            if ctx is not None:
+                with ctx:
+                    return _keep_context(self._hooked_here(forward, args), ctx)
+        return self._hooked_here(forward, args)
+
+    def _hooked_here(self, forward, args):
         for hook in self._forward_pre_hooks.values():
             hook(self, args)
-        out = self.forward(*args)
+        out = forward(*args)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
         if _NP.array or (args and type(args[0]) is _NP_ARRAY):  # pylint: disable=unidiomatic-typecheck
@@ -868,15 +912,8 @@ class HybridBlock(Block):
 
     def __call__(self, *args):
         if self._traces_forward and (self._active or _is_symbolic(args)):
-            for hook in self._forward_pre_hooks.values():
-                hook(self, args)
-            out = self._traced_forward(*args)
-            for hook in self._forward_hooks.values():
-                hook(self, args, out)
-            if _NP.array or (args and type(args[0]) is _NP_ARRAY):  # pylint: disable=unidiomatic-typecheck
-                out = _as_np(out)
-            return out
-        return super().__call__(*args)
+            return self._hooked(self._traced_forward, args)
+        return self._hooked(self.forward, args)
 
     def _traced_forward(self, *args):
         """``forward`` of a subclass that overrides it: traced symbolically, or run as a cached graph."""

@@ -108,7 +108,10 @@ class NDArray:
         torch has one CPU device, MXNet several (``cpu(1)`` is what multi-context training on
         one machine uses): an array copied to ``cpu(k)`` keeps that Context in ``_ctx``, and an
         array made on the CPU while ``with mx.cpu(k):`` is open (as Blocks do around their
-        forward) reports ``cpu(k)``, so each Block picks its Parameters' copy of ``cpu(k)``."""
+        forward when their input is on ``cpu(k)``) reports ``cpu(k)``, so each Block picks its
+        Parameters' copy of ``cpu(k)``; a Block's outputs keep it (gluon/block.py). Not carried:
+        an operator called outside any Block on ``cpu(k)`` arrays gives an array reporting
+        ``cpu(0)`` (MXNet: ``cpu(k)``); its data is the same."""
         ctx = getattr(self, "_ctx", None)
         if ctx is not None:
             return ctx
