@@ -557,3 +557,36 @@ def test_a_hybridized_call_sets_torchs_grad_mode_only_for_its_graph():
     with pytest.raises(MXNetError):
         net(mx.nd.ones((2, 5)))  # a user's error inside the graph
     assert torch.is_grad_enabled()
+
+
+def test_forward_override_with_hybrid_forward_runs_imperatively_around_the_cached_graph():
+    """A HybridBlock with its own hybrid_forward whose forward prepares the inputs with mx.nd
+    (GluonNLP's TransformerOneStepDecoder) and calls super().forward: hybridized, forward
+    still runs imperatively on every call and only hybrid_forward is the cached graph, so
+    the number of states may change between calls. Values from MXNet 1.9.1."""
+    class Step(mx.gluon.HybridBlock):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            with self.name_scope():
+                self.dense = mx.gluon.nn.Dense(3, flatten=False, in_units=2)
+
+        def forward(self, x, states):
+            if len(states) == 2:  # the previous input comes back as an extra state
+                x = mx.nd.concat(states[0], x, dim=1)
+                states = states[1:]
+            return super().forward(x, states)
+
+        def hybrid_forward(self, F, x, states):
+            return F.broadcast_add(self.dense(x), F.sum(states[0])), [x]
+
+    net = Step()
+    net.initialize(mx.init.Constant(0.5))
+    x = mx.nd.array([[[1.0, 2.0]]])
+    for hybridize in (False, True):
+        if hybridize:
+            net.hybridize()
+        o1, s1 = net(x, [mx.nd.ones((1,))])
+        o2, s2 = net(x * 2, [s1[0], mx.nd.ones((1,)) * 3])
+        np.testing.assert_allclose(o1.asnumpy(), [[[2.5, 2.5, 2.5]]])
+        np.testing.assert_allclose(o2.asnumpy(), [[[4.5, 4.5, 4.5], [6.0, 6.0, 6.0]]])
+        assert s2[0].shape == (1, 2, 2)
