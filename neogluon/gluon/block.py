@@ -501,10 +501,18 @@ class Block:
 
     # ------------------------------------------------------------------ calling
     def __call__(self, *args):
-        """Run the forward pre-hooks, ``forward`` and the forward hooks."""
+        """Run the forward pre-hooks, ``forward`` and the forward hooks. On an input of
+        ``cpu(k)`` (k > 0) ``forward`` runs in that Context, so the arrays it makes report
+        ``cpu(k)`` and its children pick their Parameters' ``cpu(k)`` copies (torch has one
+        CPU; in MXNet an operator's output is on its inputs' context)."""
         for hook in self._forward_pre_hooks.values():
             hook(self, args)
-        out = self.forward(*args)
+        ctx = getattr(args[0], "_ctx", None) if args else None
+        if ctx is None:
+            out = self.forward(*args)
+        else:
+            with ctx:
+                out = self.forward(*args)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
         if _NP.array or (args and type(args[0]) is _NP_ARRAY):  # pylint: disable=unidiomatic-typecheck
