@@ -275,6 +275,36 @@ def wf_big_rnn_sparse():
     return out
 
 
+def wf_parallel_big_rnn():
+    """Data-parallel BigRNN on two CPU contexts: split_and_load, ParallelBigRNN through
+    nlp.utils.Parallel, allreduce_grads and update (each context's gradients its own)."""
+    out = {}
+    V, ctxs = 20, [mx.cpu(0), mx.cpu(1)]
+    from gluonnlp.model.train.language_model import ParallelBigRNN
+    model = nlp.model.train.BigRNN(V, 8, 12, 1, 6, num_sampled=5, sparse_weight=False, sparse_grad=False,
+                                   prefix="pb_")
+    model.initialize(mx.init.Uniform(0.1), ctx=ctxs)
+    sampled = (mx.nd.array([1, 5, 7, 3, 11]), mx.nd.array([.1, .2, .3, .2, .1]), mx.nd.ones((4, 2)) * 0.2)
+    model(mx.nd.ones((4, 2)), mx.nd.ones((4, 2)), model.begin_state(batch_size=2, func=mx.nd.zeros), sampled)
+    _seed_params(model, 2, 0.2)
+    trainer = mx.gluon.Trainer(model.collect_params(), "sgd", {"learning_rate": 0.5}, update_on_kvstore=False)
+    parallel = nlp.utils.Parallel(len(ctxs), ParallelBigRNN(model, mx.gluon.loss.SoftmaxCrossEntropyLoss(), 4))
+    rng = np.random.RandomState(1)
+    x, y = mx.nd.array(rng.randint(0, V, (4, 4))), mx.nd.array(rng.randint(0, V, (4, 4)))
+    split = [mx.gluon.utils.split_and_load(a, ctxs, batch_axis=1) for a in (x, y, mx.nd.ones((4, 4)))]
+    for i, c in enumerate(ctxs):
+        parallel.put((split[0][i], split[1][i], split[2][i], [s.as_in_context(c) for s in sampled],
+                      model.begin_state(batch_size=2, func=mx.nd.zeros, ctx=c)))
+    losses = [parallel.get()[1] for _ in ctxs]
+    out["losses"] = np.sort([float(loss.sum().asscalar()) for loss in losses])
+    weight = list(model.collect_params().values())[1]
+    out["grads"] = np.stack([_np(weight.grad(c)) for c in ctxs])
+    trainer.allreduce_grads()
+    trainer.update(1)
+    out["updated"] = np.stack([_np(weight.data(c)) for c in ctxs])
+    return out
+
+
 def wf_word_embeddings():
     """TokenEmbedding from a local text file, attached to a Vocab, serialized, similarity and
     analogy evaluation (hybridized too), and a skip-gram-like AdaGrad step on a sparse-gradient
