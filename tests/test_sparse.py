@@ -227,3 +227,11 @@ def test_adagrad_row_sparse_gradient_of_a_dense_weight():
         mx.nd.sparse.adagrad_update(w, g, h, out=w, lr=0.1, wd=0.01)
     with pytest.raises(MXNetError, match="kWriteInplace"):
         mx.nd.sparse.adagrad_update(w, g, h, lr=0.1, wd=0.0)
+
+
+def test_torch_errors_of_sparse_kernels_are_mxnet_errors():
+    """A csr dot of mixed dtypes (GluonNLP's CSREmbeddingModel fed a float64 csr_matrix)
+    raises MXNetError naming the operator, as MXNet 1.9.1 does, not torch's RuntimeError."""
+    csr = mx.nd.ones((2, 3), dtype="float64").tostype("csr")
+    with pytest.raises(MXNetError, match=r"Error in operator dot: .*\(inputs: lhs\(2, 3\), rhs\(3, 2\)\)"):
+        mx.nd.sparse.dot(csr, mx.nd.ones((3, 2)))
