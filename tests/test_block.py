@@ -624,6 +624,7 @@ def test_plain_block_on_a_second_cpu_context_uses_that_contexts_parameters():
         with autograd.record():
             loss = (net(xi) * (i + 1)).sum()
         loss.backward()
+    assert [net(xi).context for xi in xs] == ctxs
     grads = {p.name.split("_", 1)[1]: [float(p.grad(c).sum().asscalar()) for c in ctxs]
              for p in net.collect_params().values()}
     expected = {"lstmp0_i2h_weight": [0.16129, 0.32259], "lstmp0_h2h_weight": [0.00133, 0.00266],

@@ -118,6 +118,16 @@ def _gather_type_ctx_info(args):
     return False, False, set(), None
 
 
+def _keep_context(out, ctx):
+    """Mark the arrays a forward on ``cpu(k)`` returned (nested) as ``cpu(k)``'s."""
+    if isinstance(out, NDArray):
+        if getattr(out, "_ctx", None) is None:
+            out._ctx = ctx  # pylint: disable=protected-access
+    elif isinstance(out, (list, tuple)):
+        for o in out:
+            _keep_context(o, ctx)
+
+
 # ---------------------------------------------------------------------- Block
 def _load_parameter_file(filename):
     """MXNet's NDArray file, or the ``.npz`` that MXNet 2.0's ``save_parameters`` writes under
@@ -504,7 +514,7 @@ class Block:
         """Run the forward pre-hooks, ``forward`` and the forward hooks. On an input of
         ``cpu(k)`` (k > 0) ``forward`` runs in that Context, so the arrays it makes report
         ``cpu(k)`` and its children pick their Parameters' ``cpu(k)`` copies (torch has one
-        CPU; in MXNet an operator's output is on its inputs' context)."""
+        CPU; in MXNet an operator's output is on its inputs' context), as are its outputs."""
         for hook in self._forward_pre_hooks.values():
             hook(self, args)
         ctx = getattr(args[0], "_ctx", None) if args else None
@@ -513,6 +523,7 @@ class Block:
         else:
             with ctx:
                 out = self.forward(*args)
+            _keep_context(out, ctx)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
         if _NP.array or (args and type(args[0]) is _NP_ARRAY):  # pylint: disable=unidiomatic-typecheck
