@@ -6,8 +6,8 @@ evaluate word embeddings, batch data): parameters come from a seeded numpy gener
 inputs are fixed, so the numbers are deterministic. ``tools/make_client_fixtures_gluonnlp.py``
 runs the same functions under real MXNet 1.9.1 and records their results in
 ``tests/fixtures/extra/gluonnlp/<workflow>.npz``; here they run on neogluon and must agree.
-Skipped where GluonNLP is not installed (CI: it runs in the environment
-``tools/install_clients.sh`` makes).
+Skipped where GluonNLP is not installed: run it with the interpreter of the environment
+``tools/install_clients.sh`` makes (CI's venv has no clients).
 """
 import os
 import tempfile
