@@ -557,3 +557,78 @@ def test_a_hybridized_call_sets_torchs_grad_mode_only_for_its_graph():
     with pytest.raises(MXNetError):
         net(mx.nd.ones((2, 5)))  # a user's error inside the graph
     assert torch.is_grad_enabled()
+
+
+def test_forward_override_with_hybrid_forward_runs_imperatively_around_the_cached_graph():
+    """A HybridBlock with its own hybrid_forward whose forward prepares the inputs with mx.nd
+    (GluonNLP's TransformerOneStepDecoder) and calls super().forward: hybridized, forward
+    still runs imperatively on every call and only hybrid_forward is the cached graph, so
+    the number of states may change between calls. Values from MXNet 1.9.1."""
+    class Step(mx.gluon.HybridBlock):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            with self.name_scope():
+                self.dense = mx.gluon.nn.Dense(3, flatten=False, in_units=2)
+
+        def forward(self, x, states):
+            if len(states) == 2:  # the previous input comes back as an extra state
+                x = mx.nd.concat(states[0], x, dim=1)
+                states = states[1:]
+            return super().forward(x, states)
+
+        def hybrid_forward(self, F, x, states):
+            return F.broadcast_add(self.dense(x), F.sum(states[0])), [x]
+
+    net = Step()
+    net.initialize(mx.init.Constant(0.5))
+    x = mx.nd.array([[[1.0, 2.0]]])
+    for hybridize in (False, True):
+        if hybridize:
+            net.hybridize()
+        o1, s1 = net(x, [mx.nd.ones((1,))])
+        o2, s2 = net(x * 2, [s1[0], mx.nd.ones((1,)) * 3])
+        np.testing.assert_allclose(o1.asnumpy(), [[[2.5, 2.5, 2.5]]])
+        np.testing.assert_allclose(o2.asnumpy(), [[[4.5, 4.5, 4.5], [6.0, 6.0, 6.0]]])
+        assert s2[0].shape == (1, 2, 2)
+
+
+def test_plain_block_on_a_second_cpu_context_uses_that_contexts_parameters():
+    """Multi-context training on CPUs (GluonNLP's ParallelBigRNN): a plain Block's forward on
+    a ``cpu(1)`` batch unrolls a recurrent cell and feeds its children arrays it made itself;
+    as in MXNet they are on ``cpu(1)``, so the gradients land in each context's own copy.
+    Values from MXNet 1.9.1."""
+    ctxs = [mx.cpu(0), mx.cpu(1)]
+    assert [nd.zeros((2,), ctx=c).context for c in ctxs] == ctxs
+    assert [nd.ones((2,), ctx=c).context for c in ctxs] == ctxs
+    assert nd.arange(3, ctx=mx.cpu(1)).context == mx.cpu(1) and nd.full((2,), 1.0, ctx=mx.cpu(1)).context == mx.cpu(1)
+
+    class Net(gluon.Block):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            with self.name_scope():
+                self.emb = nn.Embedding(10, 3)
+                self.cell = gluon.rnn.HybridSequentialRNNCell()
+                self.cell.add(gluon.contrib.rnn.LSTMPCell(4, 2, input_size=3))
+                self.out = nn.Dense(5, flatten=False, in_units=2)
+
+        def forward(self, x):
+            e = self.emb(x)
+            st = self.cell.begin_state(batch_size=x.shape[1], func=nd.zeros, ctx=x.context)
+            o, _ = self.cell.unroll(x.shape[0], e, st, layout="TNC", merge_outputs=True)
+            return self.out(o)
+
+    net = Net()
+    net.initialize(mx.init.Constant(0.1), ctx=ctxs)
+    xs = gluon.utils.split_and_load(nd.array([[1, 2, 3, 4], [5, 6, 7, 8]]), ctxs, batch_axis=1)
+    for i, xi in enumerate(xs):
+        with autograd.record():
+            loss = (net(xi) * (i + 1)).sum()
+        loss.backward()
+    assert [net(xi).context for xi in xs] == ctxs
+    grads = {p.name.split("_", 1)[1]: [float(p.grad(c).sum().asscalar()) for c in ctxs]
+             for p in net.collect_params().values()}
+    expected = {"lstmp0_i2h_weight": [0.16129, 0.32259], "lstmp0_h2h_weight": [0.00133, 0.00266],
+                "lstmp0_h2r_weight": [0.15759, 0.31518], "lstmp0_i2h_bias": [0.53765, 1.0753],
+                "dense0_weight": [0.15626, 0.31252], "dense0_bias": [20.0, 40.0]}
+    for name, want in expected.items():
+        np.testing.assert_allclose(grads[name], want, rtol=1e-4, atol=1e-5, err_msg=name)

@@ -243,3 +243,17 @@ def test_get_merges_and_shares():
     assert a.get_constant("k", [1, 2]) is c and a.get_constant("k") is c
     with pytest.raises(AssertionError, match="value doesn't match"):
         a.get_constant("k", [1, 3])
+
+
+def test_get_of_a_shared_parameter_ignores_constructor_only_settings():
+    """MXNet 1.9.1 keeps allow_deferred_init, differentiable, stype and grad_stype under
+    private names, so ParameterDict.get never compares them with an existing parameter's:
+    GluonNLP's dense evaluation BigRNN shares its training model's parameters this way."""
+    a = gluon.ParameterDict("m_")
+    w = a.get("w", shape=(4, 3), stype="row_sparse", grad_stype="row_sparse")
+    shared = gluon.ParameterDict("m_", shared=a)
+    assert shared.get("w", shape=(4, 3), allow_deferred_init=True, differentiable=False,
+                      stype="default", grad_stype="default") is w
+    assert w.stype == "row_sparse" and w.differentiable and not w.allow_deferred_init
+    with pytest.raises(AssertionError, match="attribute 'lr_mult'"):
+        shared.get("w", lr_mult=2.0)

@@ -170,3 +170,68 @@ def test_sparse_arrays_cannot_be_variables():
     c = mx.nd.sparse.csr_matrix(sparse_cases.D)
     with pytest.raises(MXNetError, match="cannot be a variable"):
         c.attach_grad()
+
+
+def test_contrib_sparse_embedding_pulls_rows_and_trains_lazily():
+    """gluon.contrib.nn.SparseEmbedding (GluonNLP's training BigRNN): row_sparse weight and
+    gradient, a Trainer needed before the first forward; values recorded from MXNet 1.9.1."""
+    emb = mx.gluon.contrib.nn.SparseEmbedding(6, 2, prefix="se_")
+    assert repr(emb) == "SparseEmbedding(6 -> 2, float32)"
+    emb.initialize()
+    emb.weight.set_data(mx.nd.array(np.arange(12).reshape(6, 2) / 10.0))
+    with pytest.raises(RuntimeError, match="when no Trainer is created"):
+        emb(mx.nd.array([1, 2]))
+    tr = mx.gluon.Trainer(emb.collect_params(), "sgd", {"learning_rate": 0.5, "momentum": 0.9})
+    grads = []
+    for ids in ([[1, 3], [3, 4]], [1, 2]):
+        with mx.autograd.record():
+            y = emb(mx.nd.array(ids))
+            loss = (y * y).sum()
+        loss.backward()
+        g = emb.weight.grad()
+        grads.append((g.stype, g.indices.asnumpy().tolist(), g.data.asnumpy()))
+        tr.step(1)
+    assert grads[0][:2] == ("row_sparse", [1, 3, 4]) and grads[1][:2] == ("row_sparse", [1, 2])
+    np.testing.assert_allclose(grads[0][2], [[0.4, 0.6], [2.4, 2.8], [1.6, 1.8]], rtol=1e-6)
+    np.testing.assert_allclose(grads[1][2], [[0.0, 0.0], [0.8, 1.0]], rtol=1e-6)
+    np.testing.assert_allclose(emb.weight.row_sparse_data(mx.nd.arange(6)).asnumpy(),
+                               [[0.0, 0.1], [-0.18, -0.27], [0.0, 0.0], [-0.6, -0.7], [0.0, 0.0], [1.0, 1.1]],
+                               rtol=1e-6, atol=1e-7)
+
+
+def test_adagrad_row_sparse_gradient_of_a_dense_weight():
+    """MXNet 1.9.1 updates a dense weight and history from a row_sparse gradient in place,
+    only the stored rows, with wd = 0 (Embedding(sparse_grad=True) + AdaGrad, as GluonNLP's
+    word-embedding training); a weight decay or a separate output is refused. Values from MXNet."""
+    e = mx.gluon.nn.Embedding(5, 2, sparse_grad=True)
+    e.initialize()
+    e.weight.set_data(mx.nd.array(np.arange(10).reshape(5, 2) / 10.0))
+    tr = mx.gluon.Trainer(e.collect_params(), "adagrad", {"learning_rate": 0.1, "clip_gradient": 0.5})
+    for ids in ([0, 3, 3], [3, 4]):
+        with mx.autograd.record():
+            loss = (e(mx.nd.array(ids)) ** 2).sum()
+        loss.backward()
+        tr.step(2)
+    np.testing.assert_allclose(e.weight.data().asnumpy(),
+                               [[0.0, 0.0], [0.2, 0.3], [0.4, 0.5], [0.429289, 0.529289], [0.7, 0.8]], atol=1e-6)
+    np.testing.assert_allclose(tr._updaters[0].states[0].asnumpy(),
+                               [[0.0, 0.01], [0.0, 0.0], [0.0, 0.0], [0.5, 0.5], [0.25, 0.25]], atol=1e-6)
+    g = mx.nd.sparse.row_sparse_array((np.array([[1., -2, 3], [0.5, 0.5, -1]], dtype="float32"), [1, 3]),
+                                      shape=(4, 3))
+    w, h = mx.nd.array(np.arange(12).reshape(4, 3) / 10.0), mx.nd.ones((4, 3)) * 0.5
+    mx.nd.sparse.adagrad_update(w, g, h, out=w, lr=0.1, wd=0.0, epsilon=1.0)
+    np.testing.assert_allclose(w.asnumpy(), [[0.0, 0.1, 0.2], [0.236754, 0.48528, 0.407418], [0.6, 0.7, 0.8],
+                                             [0.862204, 0.962204, 1.163246]], atol=1e-6)
+    np.testing.assert_allclose(h.asnumpy(), [[0.5] * 3, [1.5, 4.5, 9.5], [0.5] * 3, [0.75, 0.75, 1.5]])
+    with pytest.raises(MXNetError, match="Operator not implemented"):
+        mx.nd.sparse.adagrad_update(w, g, h, out=w, lr=0.1, wd=0.01)
+    with pytest.raises(MXNetError, match="kWriteInplace"):
+        mx.nd.sparse.adagrad_update(w, g, h, lr=0.1, wd=0.0)
+
+
+def test_torch_errors_of_sparse_kernels_are_mxnet_errors():
+    """A csr dot of mixed dtypes (GluonNLP's CSREmbeddingModel fed a float64 csr_matrix)
+    raises MXNetError naming the operator, as MXNet 1.9.1 does, not torch's RuntimeError."""
+    csr = mx.nd.ones((2, 3), dtype="float64").tostype("csr")
+    with pytest.raises(MXNetError, match=r"Error in operator dot: .*\(inputs: lhs\(2, 3\), rhs\(3, 2\)\)"):
+        mx.nd.sparse.dot(csr, mx.nd.ones((3, 2)))

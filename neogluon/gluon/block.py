@@ -652,8 +652,12 @@ class HybridBlock(Block):
         self._monitor_all = False
         self._backend = None
         self._backend_opts = {}
-        # a subclass that overrides forward with mx.nd code is hybridized by tracing forward
-        self._traces_forward = type(self).forward is not HybridBlock.forward
+        # a subclass that overrides forward with mx.nd code is hybridized by tracing forward;
+        # one that also has its own hybrid_forward runs forward imperatively and its
+        # super().forward(...) is the cached graph of hybrid_forward, as in MXNet 1.9.1
+        # (GluonNLP's TransformerOneStepDecoder: forward prepares a varying number of states)
+        self._traces_forward = type(self).forward is not HybridBlock.forward and \
+            type(self).hybrid_forward is HybridBlock.hybrid_forward
 
     def __setattr__(self, name, value):
         super().__setattr__(name, value)

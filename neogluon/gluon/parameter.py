@@ -513,6 +513,11 @@ def _merge_shapes(desired, existing):
     return tuple(merged)
 
 
+# Parameter settings that MXNet 1.9.1 stores under private names only: its ParameterDict.get
+# finds no attribute of that name on an existing parameter, so it never compares them.
+_CONSTRUCTOR_ONLY = frozenset(("allow_deferred_init", "differentiable", "stype", "grad_stype"))
+
+
 class ParameterDict:
     """An ordered dict of Parameters whose ``get`` creates names ``prefix + name``, reusing
     parameters of the ``shared`` dict when present."""
@@ -557,7 +562,10 @@ class ParameterDict:
 
     def get(self, name, **kwargs):
         """The parameter ``prefix + name``: existing (here or in ``shared``; ``kwargs`` must
-        agree with it, unknown shape dimensions are filled in) or created with ``kwargs``."""
+        agree with it, unknown shape dimensions are filled in) or created with ``kwargs``.
+        Settings MXNet 1.9.1's Parameter keeps only from its constructor (``_CONSTRUCTOR_ONLY``)
+        are not compared with an existing parameter's, as there: GluonNLP's evaluation BigRNN
+        (dense, deferred) shares the training BigRNN's (row_sparse, not deferred) parameters."""
         name = self.prefix + name
         param = self._get_impl(name)
         if param is None:
@@ -565,6 +573,8 @@ class ParameterDict:
             self._params[name] = param
             return param
         for k, v in kwargs.items():
+            if k in _CONSTRUCTOR_ONLY:
+                continue
             existing = param._shape if k == "shape" else getattr(param, k, None)
             if existing is None:
                 setattr(param, k, v)

@@ -607,7 +607,12 @@ class Operator:
         chooses storage from its attributes), written into ``out`` when given; None
         leaves the call to the dense kernel (a sparse input is then read densely, as
         MXNet's storage fallback does)."""
-        res = self.storage(entry.attrs, inputs, out)
+        try:
+            res = self.storage(entry.attrs, inputs, out)
+        except MXNetError:
+            raise
+        except (RuntimeError, ValueError, IndexError, TypeError) as err:  # torch's, in MXNet's words
+            raise shape_error(self, entry.attrs, inputs, err) from None
         if res is None:
             return None
         res = _STORED(res)
@@ -1083,5 +1088,5 @@ def shape_error(op, attrs, tensors, err):
         nm = names[i] if i < len(names) else "arg%d" % i
         if t is None:
             continue
-        parts.append("%s%s" % (nm, tuple(t.shape) if isinstance(t, torch.Tensor) else ""))
+        parts.append("%s%s" % (nm, tuple(t.shape) if isinstance(t, torch.Tensor) or hasattr(t, "stype") else ""))
     return MXNetError("Error in operator %s: %s (inputs: %s)" % (op.name, str(err).split("\n")[0], ", ".join(parts)))

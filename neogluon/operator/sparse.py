@@ -414,8 +414,9 @@ def _square_sum_rule(attrs, inputs, out=None):
 
 
 # ----------------------------------------------------------------------------- lazy optimizer updates
-def _lazy_update_rule(name):
-    """The update of ``name`` for a row_sparse gradient with ``lazy_update``: the dense
+def _lazy_update_rule(name, always_lazy=False):
+    """The update of ``name`` for a row_sparse gradient with ``lazy_update`` (or
+    ``always_lazy``, AdaGrad's only row_sparse kernel): the dense
     kernel runs on the rows the gradient stores (weight, gradient and states gathered),
     those rows of the states are written back, and the other rows of the weight and the
     states are left as they are (no weight decay, no momentum on them), as MXNet does.
@@ -425,7 +426,7 @@ def _lazy_update_rule(name):
     def rule(attrs, inputs, out=None):
         weight, grad = inputs[0], inputs[1]
         sg = _sp(grad)
-        if sg is None or sg.stype != "row_sparse" or not attrs["lazy_update"] or \
+        if sg is None or sg.stype != "row_sparse" or not (always_lazy or attrs["lazy_update"]) or \
                 any(_sp(x) is not None for x in (weight,) + tuple(inputs[2:])):
             return None
         rows = sg.indices
@@ -451,15 +452,28 @@ for _name in ("sgd_update", "sgd_mom_update", "adam_update"):
     storage_rule(_name)(_lazy_update_rule(_name))
 
 
+_adagrad_rows = _lazy_update_rule("_sparse_adagrad_update", always_lazy=True)
+
+
 @storage_rule("_sparse_adagrad_update")
 def _sparse_adagrad_rule(attrs, inputs, out=None):
-    """MXNet 1.9.1 has AdaGrad's row_sparse kernel for row_sparse weight, gradient and
-    history only; a row_sparse gradient of a dense weight is refused, as there."""
-    if _sp(inputs[1]) is not None:
-        raise MXNetError("Operator _sparse_adagrad_update is not implemented for storage types (weight %s, grad %s, "
-                         "history %s): MXNet 1.9.1 updates row_sparse weights only"
-                         % tuple(_stype(x) for x in inputs))
-    return None
+    """MXNet 1.9.1's AdaGrad kernels for a row_sparse gradient: dense weight and history
+    (GluonNLP's word-embedding training: Embedding(sparse_grad=True) with AdaGrad) or all
+    three row_sparse, with ``wd = 0`` only, written in place (``out=weight``); only the rows
+    the gradient stores change. Other storage types or a weight decay are refused, as there."""
+    stypes = tuple(_stype(x) for x in inputs)
+    if stypes[1] != "row_sparse" or attrs["wd"] != 0 or \
+            stypes not in (("default", "row_sparse", "default"), ("row_sparse",) * 3):
+        raise MXNetError("Operator not implemented: operator = _sparse_adagrad_update, input storage types = "
+                         "[%s], wd = %s (MXNet 1.9.1 has kernels for [default, row_sparse, default] and "
+                         "[row_sparse, row_sparse, row_sparse] with wd = 0)" % (", ".join(stypes), attrs["wd"]))
+    if out is not inputs[0]:
+        raise MXNetError("Operator _sparse_adagrad_update: kWriteInplace is expected for sparse adagrad_update "
+                         "(pass out=weight)")
+    if stypes[0] == "row_sparse":
+        raise MXNetError("Operator _sparse_adagrad_update: a row_sparse weight and history are not implemented "
+                         "in neogluon yet (a dense weight and history with a row_sparse gradient are)")
+    return _adagrad_rows(attrs, inputs, out)
 
 
 # ----------------------------------------------------------------------------- SparseEmbedding, group AdaGrad

@@ -3,11 +3,11 @@ SyncBatchNorm and the PixelShuffle layers."""
 import warnings
 
 from .... import context, ndarray as nd
-from ...block import HybridBlock
+from ...block import Block, HybridBlock
 from ...nn.basic_layers import Sequential, HybridSequential, BatchNorm
 
 __all__ = ["Concurrent", "HybridConcurrent", "Identity", "SyncBatchNorm",
-           "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D"]
+           "PixelShuffle1D", "PixelShuffle2D", "PixelShuffle3D", "SparseEmbedding"]
 
 
 class Concurrent(Sequential):
@@ -37,6 +37,28 @@ class Identity(HybridBlock):
 
     def hybrid_forward(self, F, x):
         return x
+
+
+class SparseEmbedding(Block):
+    """``Embedding`` whose weight and weight gradient are row_sparse (MXNet 1.9.1's
+    contrib layer for very large vocabularies): each forward pulls only the rows of ``x``
+    through ``weight.row_sparse_data``, so, as there, a Trainer must be created with the
+    parameter first."""
+
+    def __init__(self, input_dim, output_dim, dtype="float32", weight_initializer=None, **kwargs):
+        super().__init__(**kwargs)
+        self._kwargs = {"input_dim": input_dim, "output_dim": output_dim,
+                        "dtype": dtype, "sparse_grad": True}
+        self.weight = self.params.get("weight", shape=(input_dim, output_dim), init=weight_initializer,
+                                      dtype=dtype, grad_stype="row_sparse", stype="row_sparse")
+
+    def forward(self, x):
+        weight = self.weight.row_sparse_data(x)
+        return nd.Embedding(x, weight, name="fwd", **self._kwargs)
+
+    def __repr__(self):
+        return "{block_name}({input_dim} -> {output_dim}, {dtype})".format(
+            block_name=self.__class__.__name__, **self._kwargs)
 
 
 class SyncBatchNorm(BatchNorm):
