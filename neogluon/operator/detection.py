@@ -249,8 +249,8 @@ def box_nms(data, *, overlap_thresh, valid_thresh, topk, coord_start, score_inde
     """MXNet's contrib box_nms on (..., N, width) rows holding a score, an optional class id
     and 4 coordinates.
 
-    Rows with ``score > valid_thresh`` (and, with id_index and background_id set, a class
-    other than the background) are sorted by decreasing score, the first ``topk`` are
+    Rows with ``score > valid_thresh`` (and, with id_index set, a class other than
+    ``background_id``: MXNet drops those even with the default -1) are sorted by decreasing score, the first ``topk`` are
     kept, and greedy NMS drops rows whose IoU with a kept row exceeds ``overlap_thresh``
     (within a class unless force_suppress or no id_index). Kept rows come first, in score
     order, with coordinates in ``out_format``; the other rows are -1."""
@@ -265,7 +265,7 @@ def box_nms(data, *, overlap_thresh, valid_thresh, topk, coord_start, score_inde
             x = rows[b].detach()
             scores = x[:, score_index]
             valid = scores > valid_thresh
-            if id_index >= 0 and background_id >= 0:
+            if id_index >= 0:
                 valid &= x[:, id_index] != background_id
             idx = torch.nonzero(valid).squeeze(1)
             order = idx[torch.sort(scores[idx], descending=True, stable=True).indices]
