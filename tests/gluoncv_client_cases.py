@@ -166,7 +166,8 @@ def case_ssd():
 
 def case_yolo():
     """YOLOv3's train transform (its own target generation), YOLOV3PrefetchTargetGenerator,
-    the net's training forward returning YOLOV3Loss's four losses, Trainer steps, prediction."""
+    prediction, save/load_parameters and reset_class, the net's training forward returning
+    YOLOV3Loss's four losses, Trainer steps."""
     mx = _mx()
     from gluoncv.data.transforms import presets  # pylint: disable=import-outside-toplevel
     from gluoncv.model_zoo import get_model  # pylint: disable=import-outside-toplevel
@@ -189,6 +190,14 @@ def case_yolo():
         out["target_" + name] = t
     ids, scores, boxes = net(x)
     out.update({"ids": ids, "scores": scores, "bboxes": boxes})
+    # fine-tuning's start: the parameters saved, loaded into a new net, its classes reset
+    # (every new class reusing an old one's weights: no random initialisation)
+    path = os.path.join(tempfile.mkdtemp(), "yolo.params")
+    net.save_parameters(path)
+    tuned = get_model("yolo3_mobilenet1.0_voc", pretrained=False, pretrained_base=False)
+    tuned.load_parameters(path)
+    tuned.reset_class(["person", "dog", "zebra"], reuse_weights={"person": "person", "dog": 11, "zebra": "cat"})
+    out["reset_class_scores"], out["reset_class_bboxes"] = tuned(x)[1:]
     gt_pad = mx.nd.array(np.concatenate([gt, -np.ones((6, 4), "float32")])[None])
     trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.001, "wd": 5e-4, "momentum": 0.9})
     net.hybridize(static_alloc=True, static_shape=True)
