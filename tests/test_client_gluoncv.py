@@ -23,14 +23,16 @@ pytestmark = pytest.mark.skipif(client_model_zoo() is None, reason=SKIP_REASON)
 
 EXPECTED = np.load(os.path.join(os.path.dirname(__file__), "fixtures", "extra", "gluoncv_client", "expected.npz"))
 
-# the results compared loosely: the values computed from a trained step's parameters. The
+# the results compared loosely: float32 sums through a deep network, and the losses of a
+# second step, computed from a trained step's parameters (so no other value is). The
 # step's update is right (the first losses agree to 1e-6, YOLOv3's output-layer gradients to
 # 1e-5), but the gradients below the BatchNorm layers of a batch of one or two images are
 # ill-conditioned: scaling YOLOv3's input by 1 + 1e-6 moves them by 4% in either framework,
 # as much as the two differ (the ResNet step in float64 agrees with MXNet's to 1e-14), so a
-# second step's losses differ by up to 2% of the largest (YOLOv3's center loss by 12%)
-LOOSE = {"loss_step0": 1e-4, "loss_step1": 2e-2, "exported": 1e-3, "direct": 1e-3, "distillation": 1e-3,
-         "evaluated": 1e-3}
+# second step's losses differ by up to 2% of the largest (YOLOv3's center loss by 12%); two
+# runs of MXNet itself gave a trained ResNet's outputs 25% apart (its kernels' summation order)
+LOOSE = {"loss_step0": 1e-4, "loss_step1": 5e-2, "exported": 1e-4, "direct": 1e-4, "distillation": 1e-4,
+         "evaluated": 1e-4}
 
 
 def _run(case):
