@@ -91,6 +91,21 @@ def test_ctx_is_context_alias_and_as_in_context_copies_elsewhere():
     assert a.copyto(mx.cpu()) is not a
 
 
+@pytest.mark.parametrize("ctx", [mx.cpu(1), mx.Context("cpu_shared", 0), mx.cpu_pinned(0)])
+def test_arrays_made_for_a_cpu_context_report_it(ctx):
+    """As MXNet 1.9.1: GluonCV's batchify stacks into ``nd.empty(ctx=cpu_shared(0))`` and its
+    batches report cpu_shared(0); an operator's result on cpu_shared/cpu_pinned is cpu(0)."""
+    made = [mx.nd.zeros((2,), ctx=ctx), mx.nd.ones((2,), ctx=ctx), mx.nd.empty((2,), ctx=ctx),
+            mx.nd.full((2,), 3, ctx=ctx), mx.nd.arange(3, ctx=ctx), mx.nd.array([1, 2], ctx=ctx),
+            mx.nd.array(mx.nd.ones((2,)), ctx=ctx)]
+    assert [str(a.context) for a in made] == [str(ctx)] * len(made)
+    out = mx.nd.empty((2, 3), ctx=ctx)
+    assert mx.nd.stack(mx.nd.ones((3,)), mx.nd.zeros((3,)), out=out) is out and out.context == ctx
+    if ctx.device_type != "cpu":
+        assert (made[0] + 1).context == mx.cpu(0)
+    assert mx.nd.zeros((2,), ctx=mx.cpu(0)).context == mx.nd.zeros((2,)).context == mx.cpu(0)
+
+
 @pytest.mark.skipif(mx.num_gpus() > 0, reason="needs a machine without a GPU")
 def test_a_missing_gpu_is_an_mxnet_error_on_first_use():
     ctx = mx.gpu(0)  # creating the context works, as in MXNet

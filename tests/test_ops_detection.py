@@ -247,6 +247,28 @@ def test_box_nms_on_empty_and_invalid_input():
         mx.nd.contrib.box_nms(mx.nd.ones((3, 6)), coord_start=4)
 
 
+
+# rows [id, score, x1, y1, x2, y2]: class -2 and class -1 (GluonCV's padding id) rows among real ones
+_BG_ROWS = [[0, 0.9, 10, 10, 50, 50], [-2, 0.8, 60, 60, 70, 70], [1, 0.7, 10, 10, 50, 50], [-1, 0.5, 0, 0, 1, 1],
+            [3, 0.4, 80, 80, 90, 90]]
+
+
+@pytest.mark.parametrize("attrs,ids,scores", [
+    # the (id, score) columns MXNet 1.9.1 returns: with id_index set, the rows of class
+    # background_id are dropped, the default -1 included; without id_index, none are
+    (dict(id_index=0), [0, -2, 1, 3, -1], [0.9, 0.8, 0.7, 0.4, -1]),
+    (dict(id_index=0, background_id=-2), [0, 1, -1, 3, -1], [0.9, 0.7, 0.5, 0.4, -1]),
+    (dict(id_index=0, background_id=3), [0, -2, 1, -1, -1], [0.9, 0.8, 0.7, 0.5, -1]),
+    (dict(id_index=0, force_suppress=True), [0, -2, 3, -1, -1], [0.9, 0.8, 0.4, -1, -1]),
+    (dict(background_id=3), [0, -2, -1, 3, -1], [0.9, 0.8, 0.5, 0.4, -1]),
+])
+def test_box_nms_drops_the_background_class(attrs, ids, scores):
+    out = mx.nd.contrib.box_nms(mx.nd.array(_BG_ROWS), overlap_thresh=0.5, score_index=1, coord_start=2,
+                                **attrs).asnumpy()
+    assert out[:, 0].tolist() == ids
+    np.testing.assert_allclose(out[:, 1], scores, rtol=1e-6)
+
+
 # ----------------------------------------------------------------------------- ModulatedDeformableConvolution
 def test_modulated_deformable_convolution_by_definition():
     """MXNet 1.9.1 has no CPU kernel for it: with a mask of ones it is DeformableConvolution

@@ -98,6 +98,7 @@ the MXNet graph, never the compiled code.
 """
 import contextlib
 import hashlib
+import io
 import json
 import logging
 import os
@@ -111,7 +112,7 @@ import warnings
 import torch
 
 from ..fileio import file_digest, read_record, write_record
-from ..operator import rnn, winograd
+from ..operator import detection, rnn, winograd
 from ..operator.nn import FLOAT_MASK_RELU
 
 __all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_CALLS", "InductorGraph",
@@ -314,9 +315,11 @@ class InductorGraph:
 
 def _prepare():
     """Before inductor compiles for the first time in the process: :func:`vec_isa_probe`, and
-    the RNN operator's fused kernel made opaque to dynamo (operator/rnn.py)."""
+    the RNN operator's fused kernel and NMS made opaque to dynamo (operator/rnn.py,
+    operator/detection.py)."""
     _probe_once()
     rnn.prepare_compiled()
+    detection.prepare_compiled()
 
 
 def _probe_once():
@@ -1067,7 +1070,16 @@ def _export_package(module, data, path, options=None):
     # the second process missed the cache and compiled anew (ResNet-18 b1's first training step
     # 10.1-10.2 s instead of 4.6-4.8 s with the hit). A dict of its own, restored afterwards.
     with torch.no_grad(), config.patch({"aot_inductor.metadata": {}}):
-        program = torch.export.export(module, tuple(data), strict=False)
+        # a graph torch.export cannot capture (box_nms: sizes that depend on the data) falls
+        # back to torch.compile (frozen_package), but torch.export first printed the partial
+        # graph to stderr, 500 lines for GluonCV's SSD: kept for the debug log instead
+        printed = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(printed):
+                program = torch.export.export(module, tuple(data), strict=False)
+        finally:
+            if printed.getvalue():
+                _LOG.debug("torch.export printed:\n%s", printed.getvalue())
         torch._inductor.aoti_compile_and_package(  # pylint: disable=protected-access
             program, package_path=path, inductor_configs=_with_passes(dict({"freezing": True}, **(options or {}))))
 

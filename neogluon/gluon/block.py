@@ -128,9 +128,9 @@ def _cpu_k(args):
     cpu(k)`` (every array made inside reports it, so each child picks its Parameters' copy
     of ``cpu(k)``) and its outputs keep that context (:func:`_keep_context`)."""
     for a in args:
-        if isinstance(a, NDArray):
-            ctx = a.context
-            return ctx if ctx.device_id and ctx.device_type != "gpu" else None
+        if isinstance(a, NDArray):  # its own cpu(k): one made inside an open cpu(k) reports it anyway
+            ctx = getattr(a, "_ctx", None)  # (and a traced array has no context to ask)
+            return ctx if ctx is not None and ctx.device_id and ctx.device_type != "gpu" else None
         if isinstance(a, (list, tuple)):
             ctx = _cpu_k(a)
             if ctx is not None:

@@ -16,7 +16,7 @@ import torch.utils.dlpack
 from .. import operator as _operator  # noqa: F401  (registers the operators)
 from ..base import MXNetError, numeric_types, torch_dtype
 from ..context import as_context, current_context
-from .ndarray import NDArray, invoke, wrap_outputs
+from .ndarray import NDArray, invoke, placed, wrap_outputs
 from . import register as _register
 
 
@@ -62,7 +62,8 @@ def array(source_array, ctx=None, dtype=None):
         return sparse.array(source_array, ctx=ctx, dtype=dtype)
     if isinstance(source_array, NDArray):
         dt = source_array._t.dtype if dtype is None else torch_dtype(dtype)
-        return NDArray(source_array._t.detach().to(device=as_context(ctx).torch_device, dtype=dt, copy=True))
+        ctx = as_context(ctx)
+        return placed(NDArray(source_array._t.detach().to(device=ctx.torch_device, dtype=dt, copy=True)), ctx)
     if isinstance(source_array, torch.Tensor):
         src = source_array.detach()
     else:
@@ -74,17 +75,7 @@ def array(source_array, ctx=None, dtype=None):
             raise TypeError("source_array must be array like object of numbers, got %r" % (source_array,))
         src = torch.from_numpy(_np.ascontiguousarray(src).reshape(src.shape))  # keeps 0-d arrays 0-d
     ctx = as_context(ctx)
-    return _on(ctx, NDArray(src.to(device=ctx.torch_device, dtype=torch_dtype(dtype), copy=True)))
-
-
-def _on(ctx, res):
-    """``res``, made for ``ctx``: torch has one CPU, so an array made for ``cpu(k)`` (k > 0)
-    keeps that Context itself (multi-context training on one machine, as in MXNet)."""
-    if ctx is not None:
-        ctx = as_context(ctx)
-        if ctx.device_id and ctx.device_type != "gpu":
-            res._ctx = ctx  # pylint: disable=protected-access
-    return res
+    return placed(NDArray(src.to(device=ctx.torch_device, dtype=torch_dtype(dtype), copy=True)), ctx)
 
 
 def _shape(shape):
@@ -97,22 +88,22 @@ def zeros(shape, ctx=None, dtype=None, stype=None, **kwargs):
     if stype not in (None, "default"):
         return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
     kwargs.pop("name", None)
-    return _on(ctx, invoke("_zeros", (), dict(kwargs, shape=_shape(shape), ctx=_ctx_str(ctx),
-                                              dtype=dtype or "float32")))
+    return placed(invoke("_zeros", (), dict(kwargs, shape=_shape(shape), ctx=_ctx_str(ctx), dtype=dtype or "float32")),
+                  as_context(ctx))
 
 
 def ones(shape, ctx=None, dtype=None, **kwargs):
     """An array of ones (float32 by default); a ``name`` keyword is accepted and ignored, as in MXNet."""
     kwargs.pop("name", None)
-    return _on(ctx, invoke("_ones", (), dict(kwargs, shape=_shape(shape), ctx=_ctx_str(ctx),
-                                             dtype=dtype or "float32")))
+    return placed(invoke("_ones", (), dict(kwargs, shape=_shape(shape), ctx=_ctx_str(ctx), dtype=dtype or "float32")),
+                  as_context(ctx))
 
 
 def full(shape, val, ctx=None, dtype=_np.float32, out=None):
     """An array filled with ``val``."""
     res = invoke("_full", (), dict(shape=_shape(shape), ctx=_ctx_str(ctx), dtype=dtype or "float32",
                                    value=float(val)), out)
-    return res if out is not None else _on(ctx, res)
+    return res if out is not None else placed(res, as_context(ctx))
 
 
 def empty(shape, ctx=None, dtype=None, stype=None):
@@ -124,19 +115,20 @@ def empty(shape, ctx=None, dtype=None, stype=None):
 
 def arange(start, stop=None, step=1.0, repeat=1, infer_range=None, ctx=None, dtype=_np.float32):
     """Evenly spaced values in ``[start, stop)``, each repeated ``repeat`` times."""
-    return _on(ctx, invoke("_arange", (), dict(start=start, stop=stop, step=step, repeat=repeat,
-                                               ctx=_ctx_str(ctx), dtype=dtype)))
+    return placed(invoke("_arange", (), dict(start=start, stop=stop, step=step, repeat=repeat,
+                                             ctx=_ctx_str(ctx), dtype=dtype)), as_context(ctx))
 
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=_np.float32):
     """``num`` evenly spaced values over ``[start, stop]``."""
-    return _on(ctx, invoke("_linspace", (), dict(start=start, stop=stop, num=num, endpoint=endpoint,
-                                                 ctx=_ctx_str(ctx), dtype=dtype)))
+    return placed(invoke("_linspace", (), dict(start=start, stop=stop, num=num, endpoint=endpoint,
+                                               ctx=_ctx_str(ctx), dtype=dtype)), as_context(ctx))
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None, **kwargs):
     """A 2-d array with ones on the k-th diagonal."""
-    return _on(ctx, invoke("_eye", (), dict(kwargs, N=N, M=M, k=k, ctx=_ctx_str(ctx), dtype=dtype or "float32")))
+    return placed(invoke("_eye", (), dict(kwargs, N=N, M=M, k=k, ctx=_ctx_str(ctx), dtype=dtype or "float32")),
+                  as_context(ctx))
 
 
 def waitall():

@@ -66,6 +66,16 @@ def _writer(op_nd, op_scalar):
 _CONTEXTS = {}  # torch.device -> the Context NDArray.context gives for it
 
 
+def placed(arr, ctx):
+    """``arr`` reporting the Context ``ctx`` it was made for. torch has one CPU device, MXNet
+    several CPU contexts: ``cpu(k)``, ``cpu_pinned(0)`` and ``cpu_shared(0)`` (GluonCV's
+    batchify stacks its batches into ``cpu_shared``), which MXNet reports as made; an array
+    made for one of them keeps it in ``_ctx`` (``cpu(0)`` and GPUs come from the device)."""
+    if ctx.device_type != "gpu" and (ctx.device_id or ctx.device_type != "cpu"):
+        arr._ctx = ctx  # pylint: disable=protected-access
+    return arr
+
+
 class NDArray:
     """An array on a device (``mx.nd.NDArray``).
 

@@ -20,7 +20,7 @@ from ..context import Context, as_context, current_context
 from ..operator import registry as _registry
 from ..operator import storage as _storage
 from ..operator.storage import CSR, RowSparse, INDEX_DTYPE
-from .ndarray import NDArray, invoke
+from .ndarray import NDArray, invoke, placed as _placed
 
 __all__ = ["BaseSparseNDArray", "CSRNDArray", "RowSparseNDArray", "csr_matrix", "row_sparse_array",
            "zeros", "empty", "array", "add", "subtract", "multiply", "divide"]
@@ -543,12 +543,6 @@ def _rsp_from_definition(data, indices, shape=None, ctx=None, dtype=None):
     if data.dim() != len(shape) or indices.dim() != 1 or int(np.prod(shape[1:])) == 0:
         raise ValueError("invalid shape")
     return _placed(RowSparseNDArray(RowSparse(shape, data, indices)), ctx)
-
-
-def _placed(arr, ctx):
-    if ctx.device_id and ctx.device_type != "gpu":
-        arr._ctx = ctx  # pylint: disable=protected-access
-    return arr
 
 
 def zeros(stype, shape, ctx=None, dtype=None, **kwargs):

@@ -111,6 +111,11 @@ def iou_matrix(a, b, plus=0.0):
 
 
 def nms_keep(boxes, threshold, classes=None, plus=0.0, inclusive=False):
+    """:func:`_nms_keep`, opaque to dynamo once the compiled backend has compiled (below)."""
+    return _NMS_KEEP[-1](boxes, threshold, classes, plus, inclusive)
+
+
+def _nms_keep(boxes, threshold, classes=None, plus=0.0, inclusive=False):
     """Greedy non-maximum suppression of corner boxes sorted by decreasing score.
 
     Returns a boolean mask of the boxes kept: a box is dropped when a kept box before it
@@ -143,6 +148,22 @@ def nms_keep(boxes, threshold, classes=None, plus=0.0, inclusive=False):
 
 
 _DENSE = 1024
+
+
+# :func:`_nms_keep` kept out of the graphs ``torch.compile`` traces (a hybridized SSD's
+# prediction, executor/inductor.py): its host loop reads tensor values (``int(...)``), where
+# dynamo breaks the graph anyway, and the first such read made torch log a warning of 15 lines
+# telling an MXNet user to set ``torch._dynamo.config.capture_scalar_outputs``. Made opaque by
+# :func:`prepare_compiled` when the compiled backend first compiles, as operator/rnn.py's fused
+# kernel: ``torch.compiler.disable`` imports torch._dynamo, which a process that never
+# compiles does not pay.
+_NMS_KEEP = [_nms_keep]
+
+
+def prepare_compiled():
+    """Make NMS opaque to dynamo (above); the compiled backend calls this before compiling."""
+    if len(_NMS_KEEP) == 1:
+        _NMS_KEEP.append(torch.compiler.disable(_nms_keep))
 
 
 def _dense_keep(boxes, threshold, classes, plus, inclusive):
@@ -249,8 +270,8 @@ def box_nms(data, *, overlap_thresh, valid_thresh, topk, coord_start, score_inde
     """MXNet's contrib box_nms on (..., N, width) rows holding a score, an optional class id
     and 4 coordinates.
 
-    Rows with ``score > valid_thresh`` (and, with id_index and background_id set, a class
-    other than the background) are sorted by decreasing score, the first ``topk`` are
+    Rows with ``score > valid_thresh`` (and, with id_index set, a class other than
+    ``background_id``: MXNet drops those even with the default -1) are sorted by decreasing score, the first ``topk`` are
     kept, and greedy NMS drops rows whose IoU with a kept row exceeds ``overlap_thresh``
     (within a class unless force_suppress or no id_index). Kept rows come first, in score
     order, with coordinates in ``out_format``; the other rows are -1."""
@@ -265,7 +286,7 @@ def box_nms(data, *, overlap_thresh, valid_thresh, topk, coord_start, score_inde
             x = rows[b].detach()
             scores = x[:, score_index]
             valid = scores > valid_thresh
-            if id_index >= 0 and background_id >= 0:
+            if id_index >= 0:
                 valid &= x[:, id_index] != background_id
             idx = torch.nonzero(valid).squeeze(1)
             order = idx[torch.sort(scores[idx], descending=True, stable=True).indices]

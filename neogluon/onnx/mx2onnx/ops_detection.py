@@ -63,7 +63,7 @@ def convert_box_nms(c):
     # MXNet's candidates: score > valid_thresh, not the background class; the first topk by score
     scores = c.squeeze(_col(c, rows, si, si + 1), [2])
     valid = c.emit("Greater", [scores, c.scalar(a["valid_thresh"])])
-    if ii >= 0 and a["background_id"] >= 0:
+    if ii >= 0:
         ids = c.squeeze(_col(c, rows, ii, ii + 1), [2])
         valid = c.emit("And", [valid, c.emit("Not", [c.emit("Equal", [ids, c.scalar(a["background_id"])])])])
     key = c.emit("Where", [valid, scores, c.scalar(_LOWEST)])
