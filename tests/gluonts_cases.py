@@ -126,6 +126,13 @@ def estimator(name):
         return g.GPVAREstimator(freq=FREQ, prediction_length=PL, context_length=6, target_dim=3, num_cells=5,
                                 num_layers=1, dropout_rate=0.0, rank=2, lags_seq=[1, 2], shuffle_target_dim=False,
                                 trainer=T, **B), multi()
+    if name == "deepvar_hierarchical":  # its loss samples: a workflow case only
+        S = np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]])
+        bottom = np.abs(np.random.RandomState(0).normal(2, .3, (2, 40)))
+        return g.DeepVARHierarchicalEstimator(freq=FREQ, prediction_length=PL, context_length=8, S=S, num_cells=5,
+                                              lags_seq=[1, 2], num_samples_for_loss=5, trainer=T, **B), \
+            ListDataset([{"start": pd.Period("2020-01-01", freq=FREQ), "target": S @ bottom}] * 4, freq=FREQ,
+                        one_dim_target=False)
     raise KeyError(name)
 
 

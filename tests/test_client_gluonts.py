@@ -135,21 +135,24 @@ def test_quantile_forecasters_round_trip(tmp_path, name):
 
 def test_more_estimators_train_and_predict():
     """Estimators with their own prediction paths (state space, GP, factor, multivariate,
-    Kalman/LSTNet, WaveNet's sampler, MQRNN, Transformer, renewal processes), one brief
-    hybridized epoch each, then forecasts."""
+    hierarchical, LSTNet, WaveNet's sampler, MQRNN, Transformer, renewal processes), one brief
+    hybridized epoch each, then forecasts. DeepVARHierarchical's CRPS loss broadcasts with
+    NDArray.broadcast_like's padding rule (test_ndarray.py)."""
     from gluonts.mx import (DeepRenewalProcessEstimator, Trainer, WaveNetEstimator)
     from gluonts.evaluation import MultivariateEvaluator, Evaluator
-    names = ["deepstate", "gp", "deepfactor", "deepvar", "gpvar", "lstnet", "mqrnn", "transformer", "canonical"]
+    names = ["deepstate", "gp", "deepfactor", "deepvar", "gpvar", "deepvar_hierarchical", "lstnet", "mqrnn",
+             "transformer", "canonical"]
     ests = [C.estimator(n) for n in names]
     ests.append((WaveNetEstimator(freq=C.FREQ, prediction_length=C.PL, embedding_dimension=3, n_residue=4, n_skip=4,
                                   dilation_depth=2, n_stacks=1, num_bins=16, batch_size=3), C.uni(pos=True)))
     ests.append((DeepRenewalProcessEstimator(prediction_length=C.PL, context_length=8, num_cells=4, num_layers=1,
                                              batch_size=3), C.uni(pos=True)))
     for (est, ds), name in zip(ests, names + ["wavenet", "renewal"]):
-        est.trainer = Trainer(epochs=1, num_batches_per_epoch=2, hybridize=True)
+        # DeepVARHierarchical's constructor turns hybridize off (its loss calls mx.nd.dot)
+        est.trainer = Trainer(epochs=1, num_batches_per_epoch=2, hybridize=name != "deepvar_hierarchical")
         fit, ts = _forecasts(est.train(ds), ds)
         assert len(fit) == 4, name
-        if name in ("deepvar", "gpvar", "lstnet"):
+        if name in ("deepvar", "gpvar", "deepvar_hierarchical", "lstnet"):
             agg, _ = MultivariateEvaluator(target_agg_funcs={"sum": np.sum})(ts, fit)
         elif name != "renewal":
             agg, _ = Evaluator(num_workers=None)(ts, fit)
