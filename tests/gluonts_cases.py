@@ -271,3 +271,36 @@ def distribution(name):
         except Exception as e:  # pylint: disable=broad-except
             res[m] = type(e).__name__
     return res
+
+
+# GluonTS's Trainer loop for a few epochs: Adam with gradient clipping and weight decay, the
+# learning-rate reduction callback, the epoch losses it logs and the weights it ends with
+TRAINED = ["sff", "deepar_studentt", "mqcnn"]
+
+
+def _initializer():
+    """An initializer drawing each array from a numpy generator seeded by its shape (the same in
+    both frameworks, whatever the parameters' names and order)."""
+    import mxnet as mx
+
+    class Seeded(mx.init.Initializer):
+        def _init_weight(self, name, arr):
+            rng = np.random.RandomState(int(np.prod(arr.shape)) + 7 * len(arr.shape))
+            arr[:] = mx.nd.array(rng.uniform(-0.3, 0.3, arr.shape), dtype=arr.dtype)
+
+        _init_bias = _init_default = _init_weight
+    return Seeded()
+
+
+def trained(name, hybridize):
+    """``(epoch losses, L1 norm of each parameter)`` after two epochs of three batches."""
+    from gluonts import mx as g
+    from gluonts.mx.trainer.callback import TrainingHistory
+    est, ds = estimator(name)
+    history = TrainingHistory()
+    est.trainer = g.Trainer(epochs=2, num_batches_per_epoch=3, learning_rate=1e-2, clip_gradient=1.0,
+                            weight_decay=1e-3, init=_initializer(), hybridize=hybridize, callbacks=[history])
+    _seed()
+    pred = est.train(ds)
+    params = list(pred.prediction_net.collect_params().values())
+    return history.loss_history, [float(p.data().abs().sum().asscalar()) for p in params]

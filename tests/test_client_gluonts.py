@@ -4,7 +4,7 @@ Workflows a user runs (train briefly with features and Trainer callbacks, predic
 and deserialize the predictor through files, evaluate), and deterministic numbers compared
 with MXNet 1.9.1 (tools/make_client_fixtures_gluonts.py, cases in tests/gluonts_cases.py):
 the training networks' losses and gradients for fixed parameters and a fixed batch
-(imperatively and hybridized), quantile/point forecasters' prediction networks, and the
+(imperatively and hybridized), two epochs of GluonTS's Trainer, quantile/point forecasters' prediction networks, and the
 distributions' log_prob/mean/stddev/cdf/quantile/crps.
 
 GluonTS is not installed by CI: these tests skip without it (``bash tools/install_clients.sh
@@ -46,6 +46,18 @@ def test_training_network_matches_mxnet(name, mode):
     assert len(grads) == len(want) - 1
     # float32 sums of |grad| over parameters; the transformer's attention grads differ most (4e-4)
     np.testing.assert_allclose(grads, want[1:], rtol=2e-3, atol=1e-5)
+
+
+@pytest.mark.parametrize("mode", ["imperative", "hybridized"])
+@pytest.mark.parametrize("name", C.TRAINED)
+def test_trainer_loop_matches_mxnet(name, mode):
+    """Two epochs of GluonTS's Trainer (Adam with clip_gradient and weight decay, the
+    learning-rate reduction callback it adds) from a seeded initializer: the logged epoch
+    losses and the trained weights."""
+    losses, norms = C.trained(name, mode == "hybridized")
+    want = recorded("trained/%s/%s" % (name, mode))
+    np.testing.assert_allclose(losses, want[:2], rtol=1e-4)
+    np.testing.assert_allclose(norms, want[2:], rtol=1e-4, atol=1e-6)
 
 
 @pytest.mark.parametrize("hybridize", [False, True])
@@ -133,6 +145,7 @@ def test_quantile_forecasters_round_trip(tmp_path, name):
         np.testing.assert_allclose(qa, qb, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_more_estimators_train_and_predict():
     """Estimators with their own prediction paths (state space, GP, factor, multivariate,
     hierarchical, LSTNet, WaveNet's sampler, MQRNN, Transformer, renewal processes), one brief

@@ -13,7 +13,9 @@ tests/fixtures/extra/gluonts/:
   named value's ``[offset, shape]`` in it. ``train/<case>/<mode>``: for each training
   network, imperatively and hybridized with GluonTS Trainer's options, its mean loss on the
   first batch followed by the L1 norm of each parameter's gradient (``collect_params`` order);
-  ``pred/<case>/<i>`` the prediction networks' outputs; ``distr/<case>/<method>`` the
+  ``trained/<case>/<mode>``: the epoch losses of two epochs of GluonTS's Trainer (Adam,
+  clipping, weight decay; seeded initializer) followed by the L1 norm of each trained
+  parameter; ``pred/<case>/<i>`` the prediction networks' outputs; ``distr/<case>/<method>`` the
   distributions' values.
 """
 import json
@@ -44,6 +46,10 @@ def main():
             loss, grads, _ = C.training(name, hyb)
             values["train/%s/%s" % (name, "hybridized" if hyb else "imperative")] = np.array([loss] + grads)
         print(name, loss, flush=True)
+    for name in C.TRAINED:
+        for hyb in (False, True):
+            losses, norms = C.trained(name, hyb)
+            values["trained/%s/%s" % (name, "hybridized" if hyb else "imperative")] = np.array(losses + norms)
     for name in C.PREDICTIONS:
         for i, o in enumerate(C.prediction(name, True)):
             np.testing.assert_allclose(o, C.prediction(name, False)[i], rtol=1e-5, atol=1e-6)
