@@ -632,3 +632,33 @@ def test_plain_block_on_a_second_cpu_context_uses_that_contexts_parameters():
                 "dense0_weight": [0.15626, 0.31252], "dense0_bias": [20.0, 40.0]}
     for name, want in expected.items():
         np.testing.assert_allclose(grads[name], want, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+def test_hybridized_inputs_the_graph_does_not_use():
+    """A hybridized block called with inputs its graph does not read (GluonTS's NBEATS
+    prediction network given future_target): the parameters were fed from the unused inputs'
+    slots ("Provided weight = (2, 5)"). MXNet 1.9.1 warns "The 1-th, 2-th input to HybridBlock
+    is not used by any computation. Is this intended?" and gives the imperative result."""
+    class Block(gluon.HybridBlock):
+        def __init__(self, **kw):
+            super().__init__(**kw)
+            with self.name_scope():
+                self.dense = nn.Dense(3, in_units=4)
+
+        def hybrid_forward(self, F, x, y, z):
+            return self.dense(x) * 2
+
+    net = Block()
+    net.initialize(mx.init.Xavier())
+    x, y, z = nd.arange(8).reshape((2, 4)) / 8, nd.ones((2, 5)), nd.ones((7,))
+    with autograd.record():
+        want = net(x, y, z)
+    want.backward()
+    want_grad = net.dense.weight.grad().asnumpy().copy()
+    net.hybridize()
+    with pytest.warns(UserWarning, match=r"The 1-th, 2-th input to HybridBlock is not used by any computation"):
+        with autograd.record():
+            got = net(x, y, z)
+    got.backward()
+    np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose(net.dense.weight.grad().asnumpy(), want_grad, rtol=1e-6)

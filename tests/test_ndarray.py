@@ -13,6 +13,7 @@ def test_mxnet_case(case):
 
 
 import pickle  # noqa: E402
+import re  # noqa: E402
 import warnings  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -135,3 +136,29 @@ def test_one_context_entered_by_several_threads_restores_each_default():
     for t in threads:
         t.join()
     assert seen == [True, True] and mx.current_context() == mx.cpu()
+
+
+def test_broadcast_to_and_like_methods_pad_leading_axes():
+    """MXNet 1.9.1's NDArray.broadcast_to/broadcast_like are Python methods with numpy's rule
+    (leading 1s added), unlike the operators, which need equal ranks; GluonTS's empirical CRPS
+    broadcasts levels of shape (n,) like a (batch, time, dim, n) array. Messages from MXNet."""
+    a = mx.nd.arange(5)
+    got = a.broadcast_like(mx.nd.zeros((4, 2, 3, 5)))
+    assert got.shape == (4, 2, 3, 5)
+    np.testing.assert_array_equal(got.asnumpy(), np.broadcast_to(np.arange(5.0), (4, 2, 3, 5)))
+    assert a.broadcast_to((2, 5)).shape == (2, 5)
+    assert mx.nd.ones((1, 3)).broadcast_like(mx.nd.ones((2, 3))).shape == (2, 3)
+    x = mx.nd.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x.broadcast_to((4, 3))
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [4.0, 4.0, 4.0])
+    for call, msg in [(lambda: a.broadcast_to((5, 2)), "(5,) and requested shape (5, 2)"),
+                      (lambda: mx.nd.ones((2, 3)).broadcast_like(mx.nd.ones((3,))), "(2, 3) and requested shape (3,)"),
+                      (lambda: mx.nd.ones((1, 5)).broadcast_to((3, 0)), "(1, 5) and requested shape (3, 0)")]:
+        with pytest.raises(ValueError, match=re.escape(
+                "operands could not be broadcast together with remapped shapes[original->remapped]: " + msg)):
+            call()
+    with pytest.raises(mx.MXNetError):  # the operators keep their rule
+        mx.nd.broadcast_like(a, mx.nd.zeros((2, 5)))

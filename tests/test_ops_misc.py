@@ -69,3 +69,27 @@ def test_sym_split_v2_writes_mxnets_graphs():
     assert len(parts.list_outputs()) == 3
     outs = parts.eval(a=mx.nd.arange(12).reshape((2, 6)))
     assert [o.shape for o in outs] == [(2, 2)] * 3
+
+
+def test_operator_without_parameters_ignores_attributes():
+    """MXNet 1.9.1 parses attributes only of operators with an attribute parser: one without
+    (broadcast_mul, elemwise_add, relu, zeros_like...) ignores any it is given, which GluonTS's
+    mixture mean relies on (``F.broadcast_mul(values, probs, axis=-1)``); the attribute stays in
+    the symbol's JSON. Operators with parameters, and linalg_potrf (a parser without fields),
+    still reject unknown names. All checked against MXNet 1.9.1."""
+    import pytest
+    from neogluon.base import MXNetError
+    a = mx.nd.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    b = mx.nd.array([[2.0], [3.0]])
+    np.testing.assert_array_equal(mx.nd.broadcast_mul(a, b, axis=-1).asnumpy(), a.asnumpy() * b.asnumpy())
+    np.testing.assert_array_equal(mx.nd.elemwise_add(a, a, axis=1).asnumpy(), 2 * a.asnumpy())
+    np.testing.assert_array_equal(mx.nd.relu(a - 3, axis=1).asnumpy(), np.maximum(a.asnumpy() - 3, 0))
+    np.testing.assert_array_equal(mx.nd.zeros_like(a, axis=1).asnumpy(), np.zeros((2, 3)))
+    s = mx.sym.broadcast_mul(mx.sym.var("a"), mx.sym.var("b"), axis=-1, name="m")
+    assert json.loads(s.tojson())["nodes"][2]["attrs"] == {"axis": "-1"}
+    loaded = mx.sym.load_json(s.tojson())
+    np.testing.assert_array_equal(loaded.eval(a=a, b=b)[0].asnumpy(), a.asnumpy() * b.asnumpy())
+    for call in (lambda: mx.nd.sum(a, foo=1), lambda: mx.nd.dot(a, a.T, foo=1), lambda: mx.nd.log_softmax(a, foo=1),
+                 lambda: mx.nd.linalg.potrf(mx.nd.eye(2), foo=1), lambda: mx.nd.linalg.potri(mx.nd.eye(2), foo=1)):
+        with pytest.raises(MXNetError, match="Cannot find argument 'foo'"):
+            call()

@@ -728,7 +728,9 @@ class HybridBlock(Block):
             self._cached_graph = data, out
         self._cached_op_args = [(True, data_names[name]) if name in data_names else (False, params[name])
                                 for name in out.list_inputs()]
-        self._cached_op = _cached.CachedOp(out, self._cached_op_args, self._flags + [("backend", self._backend)])
+        # an input the graph does not use is still passed: the parameters come after every input
+        self._cached_op = _cached.CachedOp(out, self._cached_op_args, self._flags + [("backend", self._backend)],
+                                           num_data=len(data))
 
     def _deferred_infer_shape(self, *args):
         try:

@@ -128,9 +128,11 @@ class CachedOp:
     ``(True, i)`` (the i-th non-None data argument) or ``(False, param)`` (a Parameter);
     ``flags`` are hybridize's options (``static_alloc``, ``static_shape``, ``backend``, ...):
     ``backend='inductor'``/``'MKLDNN'``/``'ONEDNN'`` or both static flags compile the graph
-    with ``torch.compile`` (executor/inductor.py); else the graph serves every shape as is."""
+    with ``torch.compile`` (executor/inductor.py); else the graph serves every shape as is.
+    ``num_data`` is how many non-None data arguments a call passes (default: those the graph
+    reads); the parameters follow all of them, also the ones the graph does not use."""
 
-    def __init__(self, sym, sources, flags=()):
+    def __init__(self, sym, sources, flags=(), num_data=None):
         self.symbol = sym
         self.compiled = compile_graph(sym)
         self.sources = list(sources)
@@ -141,7 +143,8 @@ class CachedOp:
         if cuda_graph.wanted(self.flags):  # on a GPU, calls replay CUDA graphs (executor/cuda_graph.py)
             self.compiled = cuda_graph.CudaGraphed(self.compiled, [not d for d, _ in self.sources])
         self.params = [p for is_data, p in self.sources if not is_data]
-        num_data = sum(1 for is_data, _ in self.sources if is_data)
+        if num_data is None:
+            num_data = sum(1 for is_data, _ in self.sources if is_data)
         # graph input k reads entry perm[k] of  data tensors + parameter tensors
         self.perm = []
         k_param = num_data

@@ -405,7 +405,21 @@ class NDArray:
         return _RESHAPE.keyed((_VIEW,) + tuple(raw.items()), raw, view=True).run(self)
 
     def broadcast_to(self, shape):
-        return invoke("broadcast_to", (self,), {"shape": tuple(shape)})
+        """MXNet 1.9.1's method (not the operator): numpy's rule, the array's shape padded with
+        leading 1s to the target's length, then the operator; a shape it cannot reach is a
+        ValueError (GluonTS broadcasts levels of shape (n,) like a (b, t, d, n) array)."""
+        shape = tuple(shape)
+        cur = self.shape
+        if len(shape) < len(cur) or any(c not in (1, s) for c, s in zip((1,) * (len(shape) - len(cur)) + cur, shape)):
+            raise ValueError("operands could not be broadcast together with remapped shapes"
+                             "[original->remapped]: {} and requested shape {}".format(cur, shape))
+        padded = (1,) * (len(shape) - len(cur)) + cur
+        return invoke("broadcast_to", (self.reshape(padded) if padded != cur else self,), {"shape": shape})
+
+    def broadcast_like(self, other):
+        """MXNet 1.9.1's method: ``broadcast_to(other.shape)`` (the operator ``broadcast_like``
+        needs equal ranks)."""
+        return self.broadcast_to(other.shape)
 
     def zeros_like(self):
         return invoke("zeros_like", (self,), {})

@@ -178,7 +178,7 @@ def syrk(A, *, transpose, alpha):  # pylint: disable=invalid-name
 
 
 # ----------------------------------------------------------------------------- factorizations
-@_linalg("potrf")
+@_linalg("potrf", attr_parser=True)  # MXNet parses its (no) attributes: unknown ones raise
 def potrf(A):  # pylint: disable=invalid-name
     """Cholesky factor ``L`` (lower triangular, ``A = L L^T``) of symmetric positive-definite ``A``."""
     _check_square("_linalg_potrf", A)
@@ -189,7 +189,7 @@ def potrf(A):  # pylint: disable=invalid-name
     return out
 
 
-@_linalg("potri")
+@_linalg("potri", attr_parser=True)
 def potri(A):  # pylint: disable=invalid-name
     """``(L L^T)^{-1}`` from the lower Cholesky factor ``L`` given as ``A``."""
     _check_square("_linalg_potri", A)

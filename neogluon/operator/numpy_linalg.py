@@ -40,7 +40,7 @@ register("_npi_inv", inputs=("A",))(lambda A: torch.linalg.inv(A))
 register("_npi_det", inputs=("A",))(lambda A: torch.linalg.det(A))
 register("_npi_pinv_scalar_rcond", inputs=("A",), params=dict(rcond=Float(1e-15), hermitian=Bool(False)))(
     lambda A, *, rcond, hermitian: torch.linalg.pinv(A, rtol=rcond, hermitian=hermitian))
-register("_npi_cholesky", inputs=("A",))(lambda A: torch.linalg.cholesky(A))
+register("_npi_cholesky", inputs=("A",), attr_parser=True)(lambda A: torch.linalg.cholesky(A))
 register("_npi_solve", inputs=("A", "B"))(lambda A, B: torch.linalg.solve(A, B))
 register("_npi_eigvalsh", inputs=("A",), params=dict(UPLO=Str("L")))(
     lambda A, *, UPLO: torch.linalg.eigvalsh(A, UPLO=UPLO))

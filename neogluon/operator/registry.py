@@ -255,7 +255,7 @@ class Operator:
     def __init__(self, name, fn, *, inputs=("data",), aux=(), params=None, num_outputs=1,
                  num_visible_outputs=None, output_names=None, variadic=None, infer_args=None,
                  infer_shape=None, infer_type=None, mode_dependent=False, differentiable=True,
-                 signature=None, doc=None, infer_inputs=None, check=None, aliasing=False):
+                 signature=None, doc=None, infer_inputs=None, check=None, aliasing=False, attr_parser=None):
         self.name = name
         self.fn = fn if fn is not None else self._lowered  # None: the lowering is the implementation
         self.check = check                # (attrs, tensors) -> None, raising MXNetError; see explain
@@ -263,6 +263,10 @@ class Operator:
         for pname, p in self.params.items():
             p.name = pname
         self.param_names = tuple(self.params)
+        # MXNet parses (and rejects unknown) attributes only of an operator with an attribute
+        # parser: every operator with parameters, and a few without (linalg_potrf); any other
+        # ignores whatever it is given (GluonTS's ``F.broadcast_mul(a, b, axis=-1)``)
+        self.attr_parser = bool(self.params) if attr_parser is None else attr_parser
         self.variadic = variadic          # name of the count attribute ('num_args') or None
         # a variadic op with callable inputs names its own (UpSampling: data, weight when bilinear)
         self._named_variadic = variadic is not None and callable(inputs)
@@ -368,8 +372,8 @@ class Operator:
                 continue
             p = self.params.get(k)
             if p is None:
-                if k.startswith("__") and k.endswith("__"):
-                    continue  # symbol attributes such as __layout__, __init__
+                if (k.startswith("__") and k.endswith("__")) or not self.attr_parser:
+                    continue  # symbol attributes such as __layout__, __init__; no parser: ignored
                 raise MXNetError("Cannot find argument '%s', Possible Arguments:\n----------------\n%s\n, in operator %s"
                                  % (k, self.describe_params(), self.call_repr(kwargs)))
             attrs[k] = self._parse_attr(p, k, v, kwargs)
