@@ -235,6 +235,7 @@ def test_a_users_shape_error_does_not_use_up_the_compilation(monkeypatch):
 def test_frozen_prediction_stops_when_the_weights_change_and_freezes_again(monkeypatch):
     monkeypatch.setattr(torch, "compile", _identity_compile)
     monkeypatch.setattr(inductor, "REFREEZE_CALLS", 3)
+    monkeypatch.setattr(inductor, "REFREEZE_BACKOFF", 1)
     x = nd.random.uniform(shape=(4, 10))
     plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
     _close(comp(x).asnumpy(), plain(x).asnumpy())
@@ -251,6 +252,16 @@ def test_frozen_prediction_stops_when_the_weights_change_and_freezes_again(monke
         _close(comp(x).asnumpy(), plain(x).asnumpy())
     assert frozen[0].frozen is not None and frozen[0].freezes == 2
     _close(frozen[0].module.p0.detach().numpy(), comp[0].weight.data().asnumpy(), 0)
+    # trained again and validated (an epoch): the next freeze waits REFREEZE_BACKOFF times longer
+    monkeypatch.setattr(inductor, "REFREEZE_BACKOFF", 2)
+    for net in (plain, comp):
+        net[0].weight.data()[:] += 1
+    for _ in range(4):
+        _close(comp(x).asnumpy(), plain(x).asnumpy())
+    assert frozen[0].frozen is None and frozen[0].freezes == 2 and frozen[0].refreeze_calls == 6
+    for _ in range(3):
+        _close(comp(x).asnumpy(), plain(x).asnumpy())
+    assert frozen[0].frozen is not None and frozen[0].freezes == 3
     # static_shape: a new shape is compiled too
     x2 = nd.random.uniform(shape=(2, 10))
     _close(comp(x2).asnumpy(), plain(x2).asnumpy())

@@ -31,7 +31,9 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   version counters); once a parameter changes (a training step), prediction goes on with
   an unfrozen compiled function (the weights as inputs), and once the parameters have
   stayed unchanged for :data:`REFREEZE_CALLS` prediction calls they are frozen again
-  (from the package cache when it has these weights, else compiled anew). Note: dynamo
+  (from the package cache when it has these weights, else compiled anew); each time frozen
+  weights move on, the next freeze waits :data:`REFREEZE_BACKOFF` times longer (a training
+  loop that validates every epoch freezes a few times a run, not once an epoch). Note: dynamo
   lifts a module's parameters as constants only when inductor's *global* ``freezing``
   flag is on while it traces; ``torch.compile(options={"freezing": True})`` alone left
   them graph inputs (nothing was prepacked).
@@ -115,7 +117,7 @@ from ..fileio import file_digest, read_record, write_record
 from ..operator import detection, rnn, winograd
 from ..operator.nn import FLOAT_MASK_RELU
 
-__all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_CALLS", "InductorGraph",
+__all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_BACKOFF", "REFREEZE_CALLS", "InductorGraph",
            "cache_dir", "calibration_key", "frozen_package", "package_key", "vec_isa_probe", "wanted"]
 
 # hybridize(backend=...) names selecting the compiled CPU path (MXNet's oneDNN backend names too)
@@ -123,6 +125,12 @@ BACKENDS = ("inductor", "MKLDNN", "ONEDNN")
 MAX_SHAPES = 8
 CALIBRATION_CALLS = 5
 REFREEZE_CALLS = 20  # unchanged weights for this many prediction calls: frozen again
+# ... times this for each time frozen weights then moved on: a training loop that validates
+# every epoch (GluonTS's Trainer with validation_data, which hybridizes static_alloc and
+# static_shape) froze, and built a package with a copy of the weights, once an epoch; now
+# after 20, 200, 2000 ... stable calls, so a few times a run, and a model served after
+# training is still frozen
+REFREEZE_BACKOFF = 10
 
 
 def _clock():
@@ -752,8 +760,9 @@ class _Trained:
 class _Frozen:
     """Prediction with the parameters frozen into the compiled code, while they are the
     tensors it was frozen with and unchanged; else the unfrozen compiled function, until the
-    (new) parameters have stayed unchanged for :data:`REFREEZE_CALLS` prediction calls: then
-    they are frozen again (from the package cache when it has them)."""
+    (new) parameters have stayed unchanged for :data:`REFREEZE_CALLS` prediction calls
+    (:data:`REFREEZE_BACKOFF` times more for each time the weights moved on after a
+    freeze): then they are frozen again (from the package cache when it has them)."""
 
     def __init__(self, plain, unfrozen, tensors, is_param, chosen=None, traced=None, symbol=None, aux_updates=None):
         self.plain = plain
@@ -769,6 +778,7 @@ class _Frozen:
         self.symbol = symbol
         self.package = None  # the path of the AOTInductor package serving the frozen graph
         self.freezes = 0  # how many times parameters were frozen
+        self.refreeze_calls = REFREEZE_CALLS  # stable calls before the next freeze
         self._setup(tensors)
 
     def _setup(self, tensors):
@@ -835,7 +845,7 @@ class _Frozen:
         if self.module is None:  # unfrozen: freeze again once the weights stay put
             if self.valid(tensors):
                 self.stable += 1
-                if self.stable >= REFREEZE_CALLS:
+                if self.stable >= self.refreeze_calls:
                     self._setup(tensors)
             else:
                 self._remember(tensors)
@@ -849,6 +859,7 @@ class _Frozen:
                     return lambda: self._trace(data)
                 return lambda: self.frozen(*data)
             self.frozen = self.module = None  # the weights moved on: the unfrozen function, for now
+            self.refreeze_calls *= REFREEZE_BACKOFF
             self._remember(tensors)
             self.stable = 0
         return lambda: self.unfrozen(*tensors)
