@@ -29,7 +29,9 @@ class Context:
             raise MXNetError("unknown device type %r; expected one of %s" % (device_type, sorted(self.devstr2type)))
         self.device_type = device_type
         self.device_id = int(device_id)
-        if self.device_id and device_type != "gpu":
+        # a CPU context other than the first (cpu(1), ...), which torch's one CPU cannot tell apart
+        self.numbered_cpu = bool(self.device_id) and device_type != "gpu"
+        if self.numbered_cpu:
             Context.several_cpus = True
         self._torch_device = (torch.device("cuda", self.device_id) if device_type == "gpu"
                               else torch.device("cpu"))

@@ -130,7 +130,7 @@ def _cpu_k(args):
     for a in args:
         if isinstance(a, NDArray):  # its own cpu(k): one made inside an open cpu(k) reports it anyway
             ctx = getattr(a, "_ctx", None)  # (and a traced array has no context to ask)
-            return ctx if ctx is not None and ctx.device_id and ctx.device_type != "gpu" else None
+            return ctx if ctx is not None and ctx.numbered_cpu else None
         if isinstance(a, (list, tuple)):
             ctx = _cpu_k(a)
             if ctx is not None:
