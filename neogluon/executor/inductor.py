@@ -117,8 +117,8 @@ from ..fileio import file_digest, read_record, write_record
 from ..operator import detection, rnn, winograd
 from ..operator.nn import FLOAT_MASK_RELU
 
-__all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_BACKOFF", "REFREEZE_CALLS", "InductorGraph",
-           "cache_dir", "calibration_key", "frozen_package", "package_key", "vec_isa_probe", "wanted"]
+__all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_BACKOFF", "REFREEZE_CALLS",
+           "InductorGraph", "cache_dir", "calibration_key", "frozen_package", "package_key", "vec_isa_probe", "wanted"]
 
 # hybridize(backend=...) names selecting the compiled CPU path (MXNet's oneDNN backend names too)
 BACKENDS = ("inductor", "MKLDNN", "ONEDNN")

@@ -1,8 +1,9 @@
 """The operator methods of ``NDArray`` (``x.sum(axis=1)``, ``x.relu()``, ...).
 
 Each method *is* the ``mx.nd`` function of the same operator (the array binds as its
-first input), as in MXNet 1.9.1's NDArray; the list of names is MXNet's (Symbol's methods too). NDArray's ``broadcast_like`` is MXNet's
-own Python method (ndarray.py), which ``install`` leaves in place.
+first input), as in MXNet 1.9.1's NDArray; the list of names is MXNet's (Symbol's methods
+too). NDArray's ``broadcast_like`` is MXNet's own Python method (ndarray.py), which
+``install`` leaves in place.
 """
 from . import ndarray as _nd_mod
 from .ndarray import NDArray

@@ -271,8 +271,8 @@ def box_nms(data, *, overlap_thresh, valid_thresh, topk, coord_start, score_inde
     and 4 coordinates.
 
     Rows with ``score > valid_thresh`` (and, with id_index set, a class other than
-    ``background_id``: MXNet drops those even with the default -1) are sorted by decreasing score, the first ``topk`` are
-    kept, and greedy NMS drops rows whose IoU with a kept row exceeds ``overlap_thresh``
+    ``background_id``: MXNet drops those even with the default -1) are sorted by decreasing
+    score, the first ``topk`` are kept, and greedy NMS drops rows whose IoU with a kept row exceeds ``overlap_thresh``
     (within a class unless force_suppress or no id_index). Kept rows come first, in score
     order, with coordinates in ``out_format``; the other rows are -1."""
     shape = _shape(data)
