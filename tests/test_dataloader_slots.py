@@ -155,3 +155,35 @@ def test_a_worker_that_dies_is_replaced(tmp_path):
         list(loader)
     assert [x.asnumpy()[:, 0].tolist() for x in loader] == [[0, 1], [2, 3], [4, 5], [6, 7]]
     assert all(p.is_alive() for p in loader._worker_pool._pool)
+
+
+
+def _take_and_exit(lock):
+    lock.acquire()
+    os._exit(0)
+
+
+def test_terminate_does_not_hang_on_a_result_lock_a_killed_worker_held():
+    # Pool.terminate kills the workers, then joins the task handler, whose last step writes a
+    # sentinel under the result queue's write lock: a worker killed while it wrote a result
+    # (a loader dropped while its workers wrote prefetched batches) left that lock taken and
+    # the parent hung for ever (seen as a 12-minute stall of the suite). Here: a process takes
+    # the lock of a queue and exits; a thread blocks writing into it, as the handler did.
+    import threading
+    from neogluon.gluon.data.dataloader import _join_task_handler
+    ctx = mp.get_context("fork")
+    queue = ctx.SimpleQueue()
+    dead = ctx.Process(target=_take_and_exit, args=(queue._wlock,))
+    dead.start()
+    dead.join()
+    handler = threading.Thread(target=queue.put, args=(None,), daemon=True)
+    handler.start()
+    done = threading.Event()
+
+    def join():
+        _join_task_handler(handler, queue, [dead])
+        done.set()
+
+    threading.Thread(target=join, daemon=True).start()
+    assert done.wait(30), "the join hung on the lock a dead process held"
+    assert not handler.is_alive() and queue.get() is None

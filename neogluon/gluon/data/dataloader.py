@@ -14,11 +14,13 @@ instead of being copied into the pipe. The dataset and batchify function are giv
 worker once, when the pool starts (inherited on fork), not pickled with every batch.
 """
 import collections
+import functools
 import gc
 import multiprocessing
 import os
 import multiprocessing.pool
 import signal
+import threading
 from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
@@ -183,6 +185,35 @@ class _WorkerPool(multiprocessing.pool.Pool):
 
     def _get_sentinels(self):
         return [self._change_notifier._reader]
+
+    @classmethod
+    def _terminate_pool(cls, taskqueue, inqueue, outqueue, pool, change_notifier, worker_handler, task_handler,
+                        result_handler, cache):
+        task_handler.join = functools.partial(_join_task_handler, task_handler, outqueue, pool)
+        super()._terminate_pool(taskqueue, inqueue, outqueue, pool, change_notifier, worker_handler, task_handler,
+                                result_handler, cache)
+
+
+def _join_task_handler(handler, outqueue, workers):
+    """``Thread.join`` of a pool's task handler, which ``Pool.terminate`` waits for once it has
+    killed the workers. The handler's last step puts a sentinel in the result queue under the
+    queue's write lock, a lock shared with the workers: one killed while it wrote a result
+    (a batch prefetched for an epoch nobody will read, as the loader is dropped) keeps it for
+    ever, and the stock join hung with it. Once every worker has exited, nobody else may hold
+    that lock: a handler still waiting for it a while later (writing the sentinel itself takes
+    microseconds) gets it released."""
+    waited = 0
+    while True:
+        threading.Thread.join(handler, 0.05)
+        if not handler.is_alive():
+            return
+        lock = getattr(outqueue, "_wlock", None)
+        waited = waited + 1 if lock is not None and all(p.exitcode is not None for p in workers) else 0
+        if waited == 4:
+            try:
+                lock.release()
+            except ValueError:  # it was free: the handler waits for something else
+                pass
 
 
 class _MultiWorkerIter:
