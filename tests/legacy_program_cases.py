@@ -213,6 +213,50 @@ def batchnorm_fix_gamma_writes_one(mx, tmp):
     return res
 
 
+@case
+def feedforward_mlp(mx, tmp):
+    """The pre-Module API of MXNet's first examples: mx.model.FeedForward fitted on numpy arrays
+    (shuffled, roll_over batches) with eval_data, callbacks and checkpoints, then predict/score,
+    save/load, pickling, FeedForward.create and an epoch_size with an Optimizer object."""
+    import pickle
+    np.random.seed(0)
+    rng = np.random.RandomState(0)
+    X, Y = rng.randn(20, 6).astype("f"), rng.randint(0, 3, 20).astype("f")
+    net = mx.sym.Activation(mx.sym.FullyConnected(mx.sym.Variable("data"), name="fc1", num_hidden=8), name="relu1",
+                            act_type="relu")
+    net = mx.sym.FullyConnected(mx.sym.BatchNorm(net, name="bn"), name="fc2", num_hidden=3)
+    net = mx.sym.SoftmaxOutput(net, name="softmax")
+    given = {"fc1_weight": mx.nd.array(rng.randn(8, 6) * 0.3), "fc2_weight": mx.nd.array(rng.randn(3, 8) * 0.3),
+             "extra": mx.nd.ones(1)}
+    model = mx.model.FeedForward(net, ctx=mx.cpu(), num_epoch=3, numpy_batch_size=8, learning_rate=0.1,
+                                 momentum=0.9, wd=1e-4, initializer=mx.init.Constant(0.05), arg_params=given,
+                                 allow_extra_params=True)
+    seen = []
+    model.fit(X, Y, eval_data=(X[:10], Y[:10]), eval_metric="acc",
+              batch_end_callback=lambda p: seen.append([p.epoch, p.nbatch, p.eval_metric.get()[1]]
+                                                       + p.locals["data_batch"].label[0].asnumpy().tolist()),
+              epoch_end_callback=mx.callback.do_checkpoint(os.path.join(tmp, "ff")))
+    res = {"batches": seen, "checkpoints": " ".join(sorted(os.listdir(tmp)))}
+    res.update({"arg_" + k: v for k, v in model.arg_params.items()})
+    res.update({"aux_" + k: v for k, v in model.aux_params.items()})
+    res["predict"] = model.predict(X)
+    out, data, label = model.predict(mx.io.NDArrayIter(X, Y, batch_size=6), return_data=True)
+    res.update(predict_iter=out, predict_data=data, predict_label=label)
+    res["score_ce"] = model.score(mx.io.NDArrayIter(X, Y, batch_size=7), eval_metric="ce")
+    res["score_two_batches"] = model.score(mx.io.NDArrayIter(X, Y, batch_size=7), num_batch=2)
+    model.save(os.path.join(tmp, "saved"))
+    res["loaded_predict"] = mx.model.FeedForward.load(os.path.join(tmp, "saved"), 3, numpy_batch_size=5).predict(X[:7])
+    res["pickled_predict"] = pickle.loads(pickle.dumps(model)).predict(X[:3])
+    created = mx.model.FeedForward.create(net, X, Y, num_epoch=1, numpy_batch_size=10,
+                                          initializer=mx.init.Constant(0.02), learning_rate=0.5)
+    res["create_fc2_weight"] = created.arg_params["fc2_weight"]
+    short = mx.model.FeedForward(net, num_epoch=2, epoch_size=3, optimizer=mx.optimizer.Adam(learning_rate=0.01),
+                                 initializer=mx.init.Constant(0.03))
+    short.fit(mx.io.NDArrayIter(X, Y, batch_size=4))
+    res["epoch_size_fc2_weight"] = short.arg_params["fc2_weight"]
+    return res
+
+
 # ----------------------------------------------------------------------------- custom operators
 def _register_custom_ops(mx):
     if getattr(mx, "_legacy_program_ops", False):
