@@ -575,6 +575,62 @@ def executor_bind_backward_reshape(mx, tmp):
     return res
 
 
+@case
+def legacy_symbol_operators(mx, tmp):
+    """Forward and backward of operators the old examples' symbols use (fcn-xs' Crop and bilinear
+    UpSampling, whose weight variable the compose makes, SliceChannel, the SVM/MAE/logistic/softmax
+    output layers with their options, SpatialTransformer, Correlation, Pooling conventions, v1 ops)."""
+    import zlib
+    d, lab = mx.sym.var("data"), mx.sym.var("label")
+    length = mx.sym.round(mx.sym.abs(mx.sym.var("len")) * 3) + 1
+    syms = {
+        "slicechannel": (mx.sym.Group(list(mx.sym.SliceChannel(d, num_outputs=2, axis=1))), dict(data=(2, 4, 3))),
+        "crop": (mx.sym.Crop(d, offset=(1, 1), h_w=(2, 2)), dict(data=(1, 2, 4, 4))),
+        "crop_like": (mx.sym.Crop(d, mx.sym.var("ref"), center_crop=True), dict(data=(1, 2, 5, 5), ref=(1, 1, 3, 3))),
+        "upsampling_bilinear": (mx.sym.UpSampling(d, scale=2, sample_type="bilinear", num_filter=2, num_args=2),
+                                dict(data=(1, 2, 3, 3))),
+        "concat_missing_input": (mx.sym.Concat(d, d * 2, num_args=3, dim=1), dict(data=(1, 2), concat0_arg2=(1, 3))),
+        "deconv_adj": (mx.sym.Deconvolution(d, kernel=(3, 3), stride=(2, 2), pad=(1, 1), adj=(1, 1), num_filter=2,
+                                            name="dc"), dict(data=(1, 2, 3, 3))),
+        "svm": (mx.sym.SVMOutput(d, lab, margin=1.0, regularization_coefficient=0.5), dict(data=(3, 4), label=(3,))),
+        "svm_l2": (mx.sym.SVMOutput(d, lab, use_linear=False), dict(data=(3, 4), label=(3,))),
+        "mae": (mx.sym.MAERegressionOutput(d, lab, grad_scale=2), dict(data=(3, 2), label=(3, 2))),
+        "softmax_multi": (mx.sym.SoftmaxOutput(d, lab, multi_output=True, normalization="valid", use_ignore=True,
+                                               ignore_label=1), dict(data=(2, 3, 4), label=(2, 4))),
+        "softmax_smooth": (mx.sym.SoftmaxOutput(d, lab, smooth_alpha=0.1, normalization="batch", grad_scale=0.5),
+                           dict(data=(3, 4), label=(3,))),
+        "kl_sparse": (mx.sym.IdentityAttachKLSparseReg(mx.sym.sigmoid(d), sparseness_target=0.1, penalty=0.01),
+                      dict(data=(3, 4))),
+        "correlation": (mx.sym.Correlation(d, mx.sym.var("d2"), kernel_size=1, max_displacement=1, pad_size=1),
+                        dict(data=(1, 2, 4, 4), d2=(1, 2, 4, 4))),
+        "spatial_transformer": (mx.sym.SpatialTransformer(d, mx.sym.var("loc"), target_shape=(3, 3),
+                                                          transform_type="affine", sampler_type="bilinear"),
+                                dict(data=(1, 1, 4, 4), loc=(1, 6))),
+        "pool_full": (mx.sym.Pooling(d, kernel=(3, 3), stride=(2, 2), pool_type="max", pooling_convention="full"),
+                      dict(data=(1, 1, 6, 6))),
+        "pool_v1": (mx.sym.Pooling_v1(d, kernel=(2, 2), stride=(2, 2), pool_type="avg"), dict(data=(1, 2, 5, 5))),
+        "conv_v1": (mx.sym.Convolution_v1(d, kernel=(3, 3), num_filter=2, pad=(1, 1), name="cv1"),
+                    dict(data=(1, 2, 4, 4))),
+        "choose_element": (mx.sym.choose_element_0index(d, mx.sym.round(mx.sym.abs(lab) * 2)),
+                           dict(data=(3, 4), label=(3,))),
+        "sequence_last": (mx.sym.SequenceLast(d, length, use_sequence_length=True), dict(data=(4, 2, 3), len=(2,))),
+        "l2norm_spatial": (mx.sym.L2Normalization(d, mode="spatial"), dict(data=(2, 3, 2, 2))),
+    }
+    res = {}
+    for name, (net, shapes) in sorted(syms.items()):
+        ex = net.simple_bind(mx.cpu(), **shapes)
+        rng = np.random.RandomState(zlib.crc32(name.encode()) % 1000)
+        res[name + "_arguments"] = " ".join(net.list_arguments())
+        for k in sorted(ex.arg_dict):
+            ex.arg_dict[k][:] = mx.nd.array(rng.uniform(-1, 1, ex.arg_dict[k].shape))
+        outs = ex.forward(is_train=True)
+        for i, o in enumerate(outs):
+            res["%s_out%d" % (name, i)] = o.asnumpy()
+        ex.backward([mx.nd.array(rng.uniform(-1, 1, o.shape)) for o in outs])
+        res.update({"%s_grad_%s" % (name, k): g for k, g in ex.grad_dict.items() if g is not None})
+    return res
+
+
 # ----------------------------------------------------------------------------- kvstore, optimizers
 @case
 def kvstore_push_pull_with_optimizer(mx, tmp):

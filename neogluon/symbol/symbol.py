@@ -591,6 +591,10 @@ def create(op, inputs, kwargs, name, attr, hint):
         if any(not isinstance(s, Symbol) for s in given):
             raise TypeError("Operator %s: positional arguments must be Symbol instances" % op.name)
         entries = [_single(s, op.name) for s in given]
+        # inputs the node declares beyond those given (num_args=3 with two symbols, bilinear
+        # UpSampling's weight) become variables, as MXNet's compose makes them
+        entries += [(Node(None, "%s_%s" % (node.name, nm), dict(node.attrs)), 0)
+                    for nm in op.input_names(parsed)[len(given):]]
     else:
         entries = _named_inputs(op, node, inputs, sym_kwargs)
     n_args = len(op.arg_names(parsed))
