@@ -582,7 +582,8 @@ def create(op, inputs, kwargs, name, attr, hint):
     carry the node's attributes, as MXNet's compose does."""
     sym_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
     strings = _dunder(_attribute.current().get(attr))
-    strings.update((k, _attr_string(k, v)) for k, v in kwargs.items() if k not in sym_kwargs)
+    # a hidden key given as an operator keyword (lr_mult=0) is an attribute (__lr_mult__), as in MXNet
+    strings.update(_dunder({k: _attr_string(k, v) for k, v in kwargs.items() if k not in sym_kwargs}))
     parsed = op.entry(strings).attrs
     node = Node(op, _name.current().get(name, hint.lower()), strings)
     node._parsed = parsed
