@@ -13,6 +13,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 
 import numpy as np
 
@@ -52,6 +53,7 @@ def _error(e):
     last = str(e).strip().split("\n")[-1]
     if last.startswith("MXNetError: "):
         last = last[len("MXNetError: "):]
+    last = re.sub(r"^\[[0-9:]+\] [^ ]+:[0-9]+: ", "", last)  # MXNet's "[17:37:20] file.cc:412: " prefix
     return "%s: %s" % (type(e).__name__, last[:60])
 
 
@@ -628,6 +630,43 @@ def metrics_initializers_checkpoints(mx, tmp):
     mod.fit(it, begin_epoch=2, num_epoch=3, optimizer="adam", optimizer_params={"learning_rate": 0.1})
     res["resumed_weight"] = resumed.get_params()[0]["fc_weight"]
     res["continued_weight"] = mod.get_params()[0]["fc_weight"]
+    return res
+
+
+@case
+def symbol_composition_and_debug_str(mx, tmp):
+    """Calling a symbol to substitute its variables (and MXNet's error for a name that is none),
+    deep copies and pickles, scalar arithmetic, multi-output indexing, debug_str."""
+    import copy
+    import pickle
+    x, y, z = mx.sym.var("x"), mx.sym.var("y"), mx.sym.var("z")
+    net = mx.sym.Activation(mx.sym.FullyConnected(num_hidden=3, name="fc"), act_type="tanh", name="act")
+    res = {"atomic_arguments": " ".join(net.list_arguments()),
+           "composed": " ".join(net(fc_data=z * 2).list_arguments()),
+           "original_after": " ".join(net.list_arguments())}
+    try:
+        net(data=z)
+    except Exception as e:  # pylint: disable=broad-except
+        res["compose_error"] = "%s %s" % (type(e).__name__, "Keyword argument name data not found" in str(e))
+    try:
+        net(z, y)
+    except Exception as e:  # pylint: disable=broad-except
+        res["positional_compose_error"] = _error(e)
+    composed = mx.sym.exp(mx.sym.var("a"))(a=x + y)
+    res["composed_eval"] = composed.eval(ctx=mx.cpu(), x=mx.nd.array([1.]), y=mx.nd.array([0.5]))[0]
+    res["deepcopy"] = copy.deepcopy(net).tojson() == net.tojson()
+    res["pickle"] = pickle.loads(pickle.dumps(net)).tojson() == net.tojson()
+    e = (2 - x) / (y ** 2) + 1 / x - x % 3 + abs(-x) + (x > y) * (x <= 2) + (-x)
+    res["arithmetic"] = e.eval(ctx=mx.cpu(), x=mx.nd.array([1.5, -2]), y=mx.nd.array([0.5, 3]))[0]
+    res["rpow"] = (2 ** x).eval(x=mx.nd.array([3.]))[0]
+    res["internal_names"] = " ".join(e.get_internals().list_outputs())
+    sc = mx.sym.SliceChannel(x, num_outputs=3, name="sc")
+    res["slice_outputs"] = "%s | %s | %d | %s" % (" ".join(sc.list_outputs()), " ".join(sc[1].list_outputs()),
+                                                 len(sc), " ".join(s.name for s in sc))
+    bn = mx.sym.BatchNorm(mx.sym.FullyConnected(x, num_hidden=3, name="fc"), name="bn")
+    res["debug_str"] = mx.sym.Group([bn, sc[1]]).debug_str()
+    res["creation"] = np.concatenate([mx.sym.arange(1, 7, 2, repeat=2).eval()[0].asnumpy(),
+                                      mx.sym.full((2,), 3.5).eval()[0].asnumpy()])
     return res
 
 

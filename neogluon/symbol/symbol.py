@@ -301,11 +301,14 @@ class Symbol:
     def _compose(self, *args, name=None, **kwargs):
         if args and kwargs:
             raise TypeError("compose only accept input Symbols either as positional or keyword arguments, not both")
-        names = self.list_arguments()
-        if args:
-            if len(args) > len(names):
-                raise MXNetError("compose: %d inputs given but the symbol has %d arguments" % (len(args), len(names)))
-            kwargs = dict(zip(names, args))
+        if args:  # MXNet's symbols are graphs with their variables made: nnvm composes them by name only
+            raise MXNetError("Check failed: args.size() == 0U (%d vs. 0) : General composition only support kwargs "
+                             "for now" % len(args))
+        inputs = self.list_inputs()
+        unknown = [k for k in kwargs if k not in inputs]
+        if unknown:  # MXNet's nnvm Symbol::Compose: keywords name the graph's variables
+            raise MXNetError("Symbol.ComposeKeyword argument name %s not found.\nCandidate arguments:\n%s"
+                             % (unknown[0], "\n".join("\t[%d]%s" % (i, n) for i, n in enumerate(inputs))))
         subst = {k: _single(v, "compose") for k, v in kwargs.items()}
         for node in self._order():
             node.inputs = [(subst[e[0].name][0], subst[e[0].name][1], 0)
@@ -313,6 +316,23 @@ class Symbol:
         self._outputs = [subst[n.name] if n.op is None and n.name in subst else (n, i) for n, i in self._outputs]
         if name is not None and len(self._outputs) == 1:
             self._outputs[0][0].name = name
+
+    def debug_str(self):
+        """The graph as MXNet's ``Symbol.debug_str`` prints it: the outputs, then each variable and
+        operator node in topological order with its inputs (a variable's with its version) and attributes."""
+        lines = ["Symbol Outputs:"]
+        lines += ["\toutput[%d]=%s(%d)" % (k, n.name, i) for k, (n, i) in enumerate(self._outputs)]
+        for node in self._order():
+            if node.op is None:
+                lines.append("Variable:%s" % node.name)
+                continue
+            lines += ["--------------------", "Op:%s, Name=%s" % (node.op.name, node.name), "Inputs:"]
+            lines += ["\targ[%d]=%s(%d)%s" % (k, src.name, i, " version=%d" % v if src.op is None else "")
+                      for k, (src, i, v) in enumerate(node.inputs)]
+            if node.attrs:
+                lines.append("Attrs:")
+                lines += ["\t%s=%s" % kv for kv in node.attrs.items()]
+        return "\n".join(lines) + "\n"
 
     # ------------------------------------------------------------------ serialisation, inference, binding
     def tojson(self, remove_amp_cast=True):
