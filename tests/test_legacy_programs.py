@@ -15,8 +15,7 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "extra", "legacy_
 # float tolerances per case (default 1e-5): ArcFace's arccos near |cos| = 1 and several training steps
 # amplify float32 rounding differences between the two frameworks' kernels
 TOL = {"insightface_arcface": 2e-4, "insightface_cosface": 1e-4, "bucketing_lstm_language_model": 1e-4,
-       "optimizers_under_cosine_schedule": 1e-4, "lr_schedulers_in_module_fit": 1e-5}
-SLOW = set()
+       "optimizers_under_cosine_schedule": 1e-4}
 
 
 def as_array(value):
@@ -38,8 +37,7 @@ def compare(name, key, got, want):
         np.testing.assert_array_equal(got, want, err_msg="%s[%s]" % (name, key))
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW else n
-                                  for n in sorted(cases.CASES)])
+@pytest.mark.parametrize("name", sorted(cases.CASES))  # each under 2 s
 def test_program_matches_mxnet(name, tmp_path):
     want = np.load(os.path.join(FIXTURES, name + ".npz"))
     got = cases.run(name, mx, str(tmp_path))
