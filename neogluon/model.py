@@ -304,8 +304,9 @@ class FeedForward:
         mod.set_params(self.arg_params, self.aux_params)
         if monitor is not None:
             mod.install_monitor(monitor)
-        optimizer_params = dict(self.kwargs)
-        mod.init_optimizer(kvstore=kvstore, optimizer=self.optimizer, optimizer_params=optimizer_params)
+        with warnings.catch_warnings():  # MXNet's FeedForward takes an Optimizer's rescale_grad as it is
+            warnings.filterwarnings("ignore", message="Optimizer created manually outside Module")
+            mod.init_optimizer(kvstore=kvstore, optimizer=self.optimizer, optimizer_params=dict(self.kwargs))
         data.reset()
         for epoch in range(self.begin_epoch, self.num_epoch):
             tic = time.time()
