@@ -128,7 +128,7 @@ def test_module_errors():
         mod.set_params({}, {})
     with pytest.raises(AssertionError, match="for_training"):
         mod.backward()
-    with pytest.raises(mx.MXNetError, match="FeedForward"):
+    with pytest.raises(mx.MXNetError, match="x-symbol.json"):  # as MXNet: the checkpoint is not there
         mx.model.FeedForward.load("x", 1)
 
 

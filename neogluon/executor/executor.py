@@ -35,7 +35,7 @@ class Executor:
         self.aux_arrays = list(aux_arrays)
         self._grad_req = dict(zip(self._arg_names, grad_reqs))
         self.arg_dict = dict(zip(self._arg_names, self.arg_arrays))
-        self.grad_dict = {n: g for n, g in zip(self._arg_names, self.grad_arrays) if g is not None}
+        self.grad_dict = dict(zip(self._arg_names, self.grad_arrays))  # None for grad_req 'null', as MXNet
         self.aux_dict = dict(zip(self._aux_names, self.aux_arrays))
         every = dict(self.arg_dict, **self.aux_dict)
         self._inputs = [every[n] for n in self._compiled.input_names]
@@ -44,7 +44,28 @@ class Executor:
         self._outputs = None
         self._leaves = None
         self._tiny = None
-        self.outputs = []
+        self._output_arrays = None
+
+    @property
+    def outputs(self):
+        """The output arrays. As MXNet's, they exist from the bind on (zeros of the inferred
+        shapes until the first forward) and are the same arrays after every forward, so a
+        reference taken once (``out = exe.outputs[0]``) reads each forward's result."""
+        if self._output_arrays is None:
+            self._output_arrays = self._allocate_outputs()
+        return self._output_arrays
+
+    def _allocate_outputs(self):
+        shapes = {n: tuple(a.shape) for n, a in self.arg_dict.items()}
+        try:
+            _, out_shapes, _ = self._symbol.infer_shape(**shapes)
+            _, out_types, _ = self._symbol.infer_type(**{n: a.dtype for n, a in self.arg_dict.items()})
+        except MXNetError:
+            return []
+        if out_shapes is None or out_types is None:
+            return []
+        device = self.arg_arrays[0]._t.device if self.arg_arrays else None
+        return [NDArray(torch.zeros(s, dtype=torch_dtype(t), device=device)) for s, t in zip(out_shapes, out_types)]
 
     @property
     def output_dict(self):
@@ -79,8 +100,13 @@ class Executor:
                     _threads.release()
             self._leaves = None
         self._outputs = outs
-        self.outputs = [NDArray(o) for o in outs]
-        return self.outputs
+        arrays = self._output_arrays
+        if arrays is not None and len(arrays) == len(outs):
+            for arr, o in zip(arrays, outs):
+                arr._t = o
+        else:
+            self._output_arrays = [NDArray(o) for o in outs]
+        return self._output_arrays
 
     def backward(self, out_grads=None, is_train=True):
         """Gradients of the outputs (weighted by ``out_grads``, ones by default) into ``grad_arrays``."""
@@ -138,31 +164,46 @@ class Executor:
                     raise ValueError("Find name \"%s\" that is not in the %ss" % (name, kind))
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False, **kwargs):
-        """A new executor for new input shapes, sharing the arrays whose shape is unchanged."""
+        """A new executor for new input shapes, sharing the arrays whose shape is unchanged. As
+        MXNet's: an array that shrinks is a view of the first elements of the old one (shared
+        memory), one that grows needs ``allow_up_sizing`` (a new array), and an array not named in
+        ``kwargs`` may change shape only with ``partial_shaping``."""
         arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
         if arg_shapes is None:
             raise MXNetError("reshape: cannot infer every shape from %s" % kwargs)
-        args = [self._resized(n, a, s, kwargs, partial_shaping)
+        sizing = dict(given=kwargs, partial_shaping=partial_shaping, allow_up_sizing=allow_up_sizing)
+        args = [_resized("arg", n, a, s, **sizing)
                 for n, a, s in zip(self._arg_names, self.arg_arrays, arg_shapes)]
-        grads = [None if g is None else self._resized(n, g, s, kwargs, True)
+        grads = [None if g is None else _resized("arg", n, g, s, **sizing)
                  for n, g, s in zip(self._arg_names, self.grad_arrays, arg_shapes)]
-        auxs = [self._resized(n, a, s, kwargs, partial_shaping)
+        auxs = [_resized("aux", n, a, s, **sizing)
                 for n, a, s in zip(self._aux_names, self.aux_arrays, aux_shapes)]
         reqs = [self._grad_req[n] for n in self._arg_names]
         return Executor(self._symbol, self._ctx, args, grads, reqs, auxs, self._compiled)
 
-    @staticmethod
-    def _resized(name, arr, shape, given, partial_shaping):
-        if arr.shape == tuple(shape):
-            return arr
-        if name not in given and not partial_shaping:
-            raise MXNetError("reshape: the shape of %s changes from %s to %s; give partial_shaping=True "
-                             "to allow it" % (name, arr.shape, tuple(shape)))
-        return NDArray(torch.zeros(shape, dtype=arr._t.dtype, device=arr._t.device))
-
     def debug_str(self):
         """The generated Python source of the compiled graph."""
         return "\n".join(self._compiled.sources.values()) or "<not run yet>"
+
+
+def _resized(kind, name, arr, shape, given, partial_shaping, allow_up_sizing):
+    """``arr`` for the new ``shape`` in ``Executor.reshape`` (graph_executor.cc's rules and messages)."""
+    shape = tuple(shape)
+    if arr.shape == shape:
+        return arr
+    if name not in given and not partial_shaping:
+        raise MXNetError("Shape of unspecifie %s: %s changed. This can cause the new executor to not share "
+                         "parameters with the old one. Please check for error in network.If this is intended, "
+                         "set partial_shaping=True to suppress this warning." % (kind, name))
+    size = int(np.prod(shape))
+    if size > arr.size:
+        if not allow_up_sizing:
+            raise MXNetError("Check failed: allow_up_sizing: New shape of %s: %s is larger than original.First "
+                             "making a big executor and then down sizing it is more efficient than the reverse."
+                             "If you really want to up size, set allow_up_sizing=True to enable allocation of "
+                             "new arrays." % (kind, name))
+        return NDArray(torch.zeros(shape, dtype=arr._t.dtype, device=arr._t.device))
+    return NDArray(arr._t.reshape(-1)[:size].view(shape))
 
 
 def _copy_into(target, value, name):

@@ -5,7 +5,8 @@ batch that runs past the last row is completed with rows from the beginning and 
 them as ``pad``; the next epoch then starts after those rows (so every row is seen equally
 often). With ``round_batch=False`` the last batch's missing rows are left as they were in the
 batch buffer (MXNet does not clear it: they hold the previous batch's rows) and counted in
-``pad``. ``LibSVMIter`` gives dense arrays (MXNet gives CSRNDArray data).
+``pad``. ``LibSVMIter`` gives CSRNDArray data (and CSR labels when they come from ``label_libsvm``)
+holding the entries the file lists, as MXNet's does.
 """
 import numpy as np
 
@@ -61,11 +62,16 @@ class _RowBatcher(_CurrentBatchIter):
             self._done = True
         elif self._cursor >= n:
             self._start = 0
-        self._data_buf[:len(rows)] = self._data[rows].reshape((len(rows),) + self._data_shape)
-        self._label_buf[:len(rows)] = self._label[rows].reshape((len(rows),) + self._label_out_shape)
-        self.current_batch = DataBatch([nd.array(self._data_buf, dtype=self._dtype)], [nd.array(self._label_buf)],
-                                       pad=pad)
+        self.current_batch = DataBatch([self._batch_data(rows)], [self._batch_label(rows)], pad=pad)
         return True
+
+    def _batch_data(self, rows):
+        self._data_buf[:len(rows)] = self._data[rows].reshape((len(rows),) + self._data_shape)
+        return nd.array(self._data_buf, dtype=self._dtype)
+
+    def _batch_label(self, rows):
+        self._label_buf[:len(rows)] = self._label[rows].reshape((len(rows),) + self._label_out_shape)
+        return nd.array(self._label_buf)
 
 
 def _load_csv(fname, shape, what):
@@ -101,8 +107,28 @@ class CSVIter(_RowBatcher):
                          label_name)
 
 
+class _SparseRows:
+    """The rows of a LibSVM file as CSR parts (the entries the file lists, explicit zeros included)."""
+
+    def __init__(self, entries, width):
+        self.entries, self.width = entries, width
+        self.shape = (len(entries), width)
+
+    def __getitem__(self, rows):
+        if isinstance(rows, slice):
+            return _SparseRows(self.entries[rows], self.width)
+        return _SparseRows([self.entries[i] for i in rows], self.width)
+
+    def csr(self, dtype):
+        """This batch of rows as a ``(rows, width)`` CSRNDArray."""
+        indptr = np.cumsum([0] + [len(e) for e in self.entries]).astype(np.int64)
+        indices = np.array([i for e in self.entries for i, _ in e], dtype=np.int64)
+        values = np.array([v for e in self.entries for _, v in e], dtype=dtype)
+        return nd.sparse.csr_matrix((values, indices, indptr), shape=self.shape, dtype=dtype)
+
+
 def _parse_libsvm(fname, width, what):
-    """Rows ``label[:weight] idx:value ...`` (0-based indices) as a dense float32 matrix and the labels."""
+    """Rows ``label[:weight] idx:value ...`` (0-based indices) as ``_SparseRows`` and the labels."""
     labels, rows = [], []
     try:
         with open(fname) as f:
@@ -111,7 +137,7 @@ def _parse_libsvm(fname, width, what):
         raise MXNetError("LibSVMIter: cannot read %s %r: %s" % (what, fname, e)) from None
     for lineno, line in enumerate(lines, 1):
         tokens = line.split()
-        row = np.zeros(width, dtype=np.float32)
+        row = []
         # the first token is always the label (dmlc's ``label[:weight]``), even in a label file
         labels.append([float(tokens[0].partition(":")[0])])
         for tok in tokens[1:]:
@@ -120,14 +146,14 @@ def _parse_libsvm(fname, width, what):
             if not 0 <= idx < width:
                 raise MXNetError("LibSVMIter: %r line %d has feature index %d, outside data_shape (%d,)"
                                  % (fname, lineno, idx, width))
-            row[idx] = float(val)
-        rows.append(row)
-    return np.stack(rows) if rows else np.zeros((0, width), np.float32), labels
+            row.append((idx, float(val)))
+        rows.append(sorted(row))
+    return _SparseRows(rows, width), labels
 
 
 class LibSVMIter(_RowBatcher):
-    """Batches of a LibSVM file as dense ``(batch_size, num_features)`` arrays; labels from the
-    lines' first token (or from ``label_libsvm``), as MXNet's ``mx.io.LibSVMIter``."""
+    """Batches of a LibSVM file as ``(batch_size, num_features)`` CSRNDArrays; labels from the
+    lines' first token (dense) or from ``label_libsvm`` (CSR), as MXNet's ``mx.io.LibSVMIter``."""
 
     def __init__(self, data_libsvm, data_shape, label_libsvm="NULL", label_shape=(1,), batch_size=1,
                  round_batch=True, num_parts=1, part_index=0, data_name="data", label_name="softmax_label",
@@ -150,3 +176,11 @@ class LibSVMIter(_RowBatcher):
         part = slice(bounds[part_index], bounds[part_index + 1])
         super().__init__(data[part], label[part], data_shape, label_shape, int(batch_size), round_batch, dtype,
                          data_name, label_name)
+
+    def _batch_data(self, rows):
+        return self._data[rows].csr(self._dtype)
+
+    def _batch_label(self, rows):
+        if isinstance(self._label, _SparseRows):
+            return self._label[rows].csr(np.float32)
+        return super()._batch_label(rows)

@@ -119,8 +119,8 @@ class DataParallelExecutorGroup:
                 continue
             if self.batch_size is not None:
                 if shape[axis] != self.batch_size:
-                    raise MXNetError("all data must have the same batch size: batch_size = %d, but %s has shape %s"
-                                     % (self.batch_size, name, shape))
+                    raise AssertionError("all data must have the same batch size: batch_size = %d, but %s has "
+                                         "shape %s" % (self.batch_size, name, shape))
             else:
                 self.batch_size = shape[axis]
                 self.slices = split_input_slice(self.batch_size, self.workload)
@@ -160,6 +160,8 @@ class DataParallelExecutorGroup:
         return _bind(self.symbol, self.contexts[i], args, grads, self.grad_req, auxs)
 
     def _share(self, shared, name, own):
+        if own is None:  # no gradient array (grad_req 'null')
+            return None
         if name in self.param_names or name in self.aux_names:
             other = shared.get(name)
             if other is not None and other.shape == own.shape and other.dtype == own.dtype:

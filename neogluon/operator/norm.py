@@ -143,6 +143,11 @@ def _batch_norm(op, data, gamma, beta, moving_mean, moving_var, *, eps, momentum
                 use_global_stats, output_mean_var, axis, is_train, invstd_output=True):
     ax = _batch_norm_axis(op, data, gamma, beta, moving_mean, moving_var, axis)
     g = constant_like(gamma, 1) if fix_gamma else gamma
+    if fix_gamma and is_train and not use_global_stats:
+        # MXNet's training forward (cuDNN's and MKL-DNN's kernels) writes the fixed gamma = 1 into the
+        # gamma array itself, so a trained model's gamma reads 1 whatever weight decay did to it
+        with torch.no_grad():
+            gamma.fill_(1)
     x = data.movedim(ax, 1)
     out, mean, invstd = _batch_norm_channels_first(
         x, g, beta, moving_mean, moving_var, eps=eps, momentum=momentum,

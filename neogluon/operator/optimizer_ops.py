@@ -309,7 +309,7 @@ def ftrl_update(weight, grad, z, n, *, lr, lamda1, beta, wd, rescale_grad, clip_
     z.add_(g - ((n + g * g).sqrt() - n.sqrt()) * weight / lr)
     n.add_(g * g)
     w = (torch.sign(z) * lamda1 - z) / ((beta + n.sqrt()) / lr + wd)
-    return torch.where(z.abs() > lamda1, w, torch.zeros_like(w))
+    return w * (z.abs() > lamda1)  # MXNet's kernel multiplies by the mask: a nan (lr = 0) stays nan
 
 
 @register("ftml_update", inputs=("weight", "grad", "d", "v", "z"),
@@ -322,7 +322,9 @@ def ftml_update(weight, grad, d, v, z, *, lr, beta1, beta2, epsilon, t, wd, resc
     _check_like("ftml_update", weight, grad=grad, d=d, v=v, z=z)
     g = _clip(grad.to(weight.dtype) * rescale_grad + wd * weight, clip_grad)
     v.mul_(beta2).add_((1.0 - beta2) * g * g)
-    d_t = (1.0 - beta1 ** t) / lr * ((v / (1.0 - beta2 ** t)).sqrt() + epsilon)
+    # a tensor divided by lr: lr = 0 (a scheduler's final_lr) gives inf and a nan weight, as MXNet's kernel
+    d_t = torch.tensor(1.0 - beta1 ** t, dtype=v.dtype, device=v.device) / lr * ((v / (1.0 - beta2 ** t)).sqrt()
+                                                                                 + epsilon)
     z.mul_(beta1).add_((1.0 - beta1) * g - (d_t - beta1 * d) * weight)
     d.copy_(d_t)
     return -z / d_t

@@ -16,7 +16,7 @@ import json
 from ..base import MXNetError
 from ..fileio import read_file
 from ..operator import registry
-from .symbol import Node, Symbol, topo_order
+from .symbol import AUX_INIT, HIDDEN_KEYS, Node, Symbol, topo_order
 
 __all__ = ["to_json", "to_dict", "load", "load_json"]
 
@@ -138,13 +138,25 @@ def _entry(e, where, built):
 
 
 def _attrs_of(entry, where):
-    attrs = entry.get("attrs", entry.get("attr", entry.get("param", {}))) or {}
-    if not isinstance(attrs, dict):
-        raise _graph_error("%s: 'attrs' must be an object of strings, got %.100r" % (where, attrs))
+    attrs = {}
+    for field in ("param", "attr", "attrs"):  # files before MXNet 0.9 keep both "param" and "attr": merged
+        part = entry.get(field) or {}
+        if not isinstance(part, dict):
+            raise _graph_error("%s: '%s' must be an object of strings, got %.100r" % (where, field, part))
+        attrs.update(part)
     for k, v in attrs.items():
         if not isinstance(v, (str, int, float)) or isinstance(v, bool):
             raise _graph_error("%s: attribute %s must be a string, got %.100r" % (where, k, v))
-    return {str(k): str(v) for k, v in attrs.items()}
+    out = {str(k): str(v) for k, v in attrs.items()}
+    # MXNet's reader (legacy_json_util.cc) turns a plain hidden key (lr_mult, as files before 0.9
+    # and hand-written ones spell it) into its __lr_mult__ form, over a dunder one already there
+    for key in _JSON_HIDDEN_KEYS:
+        if key in out:
+            out["__%s__" % key] = out.pop(key)
+    return out
+
+
+_JSON_HIDDEN_KEYS = tuple(k for k in HIDDEN_KEYS if k != "profiler_scope")  # the keys MXNet's reader renames
 
 
 def _node_from(index, entry, built, max_count):
@@ -249,10 +261,33 @@ def from_dict(graph, max_count=None):
     built = []
     for i, entry in enumerate(entries):
         built.append(_node_from(i, entry, built, max_count))
+    if _version(graph) < 904:
+        _init_aux_variables(built)
     if not heads:
         raise _graph_error("'heads' is empty: the graph has no output")
     outputs = [_entry(h, "head %d" % i, built)[:2] for i, h in enumerate(heads)]
     return Symbol(outputs)
+
+
+def _version(graph):
+    """The file's ``mxnet_version`` (0 for files older than MXNet 0.9, which have none)."""
+    attrs = graph.get("attrs")
+    version = attrs.get("mxnet_version") if isinstance(attrs, dict) else None
+    if isinstance(version, list) and len(version) == 2 and _is_int(version[1]):
+        return version[1]
+    return 0
+
+
+def _init_aux_variables(nodes):
+    """MXNet's upgrade of files before 0.9.4: a variable feeding an auxiliary state (BatchNorm's
+    moving_mean, moving_var) gets that state's ``__init__`` (zero, one) unless it has one."""
+    for node in nodes:
+        if node.op is None:
+            continue
+        names = node.op.input_names(node.parsed)
+        for k, (src, _, _) in enumerate(node.inputs):
+            if src.op is None and k < len(names) and names[k] in AUX_INIT and "__init__" not in src.attrs:
+                src.attrs["__init__"] = AUX_INIT[names[k]]
 
 
 def load_json(json_str):

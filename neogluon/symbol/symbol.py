@@ -301,11 +301,14 @@ class Symbol:
     def _compose(self, *args, name=None, **kwargs):
         if args and kwargs:
             raise TypeError("compose only accept input Symbols either as positional or keyword arguments, not both")
-        names = self.list_arguments()
-        if args:
-            if len(args) > len(names):
-                raise MXNetError("compose: %d inputs given but the symbol has %d arguments" % (len(args), len(names)))
-            kwargs = dict(zip(names, args))
+        if args:  # MXNet's symbols are graphs with their variables made: nnvm composes them by name only
+            raise MXNetError("Check failed: args.size() == 0U (%d vs. 0) : General composition only support kwargs "
+                             "for now" % len(args))
+        inputs = self.list_inputs()
+        unknown = [k for k in kwargs if k not in inputs]
+        if unknown:  # MXNet's nnvm Symbol::Compose: keywords name the graph's variables
+            raise MXNetError("Symbol.ComposeKeyword argument name %s not found.\nCandidate arguments:\n%s"
+                             % (unknown[0], "\n".join("\t[%d]%s" % (i, n) for i, n in enumerate(inputs))))
         subst = {k: _single(v, "compose") for k, v in kwargs.items()}
         for node in self._order():
             node.inputs = [(subst[e[0].name][0], subst[e[0].name][1], 0)
@@ -313,6 +316,23 @@ class Symbol:
         self._outputs = [subst[n.name] if n.op is None and n.name in subst else (n, i) for n, i in self._outputs]
         if name is not None and len(self._outputs) == 1:
             self._outputs[0][0].name = name
+
+    def debug_str(self):
+        """The graph as MXNet's ``Symbol.debug_str`` prints it: the outputs, then each variable and
+        operator node in topological order with its inputs (a variable's with its version) and attributes."""
+        lines = ["Symbol Outputs:"]
+        lines += ["\toutput[%d]=%s(%d)" % (k, n.name, i) for k, (n, i) in enumerate(self._outputs)]
+        for node in self._order():
+            if node.op is None:
+                lines.append("Variable:%s" % node.name)
+                continue
+            lines += ["--------------------", "Op:%s, Name=%s" % (node.op.name, node.name), "Inputs:"]
+            lines += ["\targ[%d]=%s(%d)%s" % (k, src.name, i, " version=%d" % v if src.op is None else "")
+                      for k, (src, i, v) in enumerate(node.inputs)]
+            if node.attrs:
+                lines.append("Attrs:")
+                lines += ["\t%s=%s" % kv for kv in node.attrs.items()]
+        return "\n".join(lines) + "\n"
 
     # ------------------------------------------------------------------ serialisation, inference, binding
     def tojson(self, remove_amp_cast=True):
@@ -582,7 +602,8 @@ def create(op, inputs, kwargs, name, attr, hint):
     carry the node's attributes, as MXNet's compose does."""
     sym_kwargs = {k: v for k, v in kwargs.items() if isinstance(v, Symbol)}
     strings = _dunder(_attribute.current().get(attr))
-    strings.update((k, _attr_string(k, v)) for k, v in kwargs.items() if k not in sym_kwargs)
+    # a hidden key given as an operator keyword (lr_mult=0) is an attribute (__lr_mult__), as in MXNet
+    strings.update(_dunder({k: _attr_string(k, v) for k, v in kwargs.items() if k not in sym_kwargs}))
     parsed = op.entry(strings).attrs
     node = Node(op, _name.current().get(name, hint.lower()), strings)
     node._parsed = parsed
@@ -591,6 +612,10 @@ def create(op, inputs, kwargs, name, attr, hint):
         if any(not isinstance(s, Symbol) for s in given):
             raise TypeError("Operator %s: positional arguments must be Symbol instances" % op.name)
         entries = [_single(s, op.name) for s in given]
+        # inputs the node declares beyond those given (num_args=3 with two symbols, bilinear
+        # UpSampling's weight) become variables, as MXNet's compose makes them
+        entries += [(Node(None, "%s_%s" % (node.name, nm), dict(node.attrs)), 0)
+                    for nm in op.input_names(parsed)[len(given):]]
     else:
         entries = _named_inputs(op, node, inputs, sym_kwargs)
     n_args = len(op.arg_names(parsed))
