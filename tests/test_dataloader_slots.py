@@ -119,7 +119,9 @@ def test_batches_kept_are_not_overwritten():
     for x, y in loader:  # released slots are reused
         assert (x.asnumpy()[:, 0, 0, 0] == y.asnumpy()).all()
     del x, y
-    assert loader._slots.maps and all(m[0] == 0 for m in loader._slots.maps.values())
+    gc.collect()
+    busy = {name: m[0] for name, m in loader._slots.maps.items()}
+    assert busy and not any(busy.values()), busy  # (one failure seen under load: the message says which)
 
 
 def test_a_batch_written_in_place_and_pickled():
