@@ -48,7 +48,7 @@ def _export_round_trip(net, name, x, **kwargs):
 def case_mask_rcnn():
     """train_mask_rcnn.py's step: the training forward (RPN, RCNN sampling, mask head), the
     MaskTargetGenerator's targets, the RPN/RCNN/mask losses and a Trainer step; prediction
-    (ids, scores, boxes, masks) and its post-processing: data.transforms.mask's
+    (ids, scores, boxes, masks), export_block and its post-processing: data.transforms.mask's
     resize/flip/fill, viz.expand_mask and plot_mask."""
     mx = _mx()
     from gluoncv.data.transforms import mask as tmask  # pylint: disable=import-outside-toplevel
@@ -72,6 +72,8 @@ def case_mask_rcnn():
     # prediction: the parameters as set
     ids, scores, boxes, masks = net(x)
     out.update({"ids": ids, "scores": scores, "bboxes": boxes, "masks": masks})
+    exported = _export_round_trip(net, "mask_rcnn", x, data_shape=(3, 96, 128), preprocess=False, layout="CHW")
+    out.update({"exported_bboxes": exported[2], "exported_masks": exported[3]})
     # its post-processing as demo_mask_rcnn.py: masks pasted into the image, then drawn
     full, _ = viz.expand_mask(masks[0].asnumpy(), boxes[0].asnumpy(), (128, 96), scores[0].asnumpy(), thresh=-1)
     out["expand_mask"] = full
@@ -367,6 +369,79 @@ def case_siamrpn():
     return {k: _np(v) for k, v in out.items()}
 
 
+def _write_voc(root):
+    """A VOC2012-like folder of four 120x160 images with two boxes each and a segmentation
+    label. The images are PNG-encoded under VOC's .jpg names (the decoders read the
+    content): a lossless encoding decodes to the same pixels whatever the JPEG library."""
+    from PIL import Image  # pylint: disable=import-outside-toplevel
+    voc = os.path.join(root, "VOC2012")
+    for sub in ["JPEGImages", "Annotations", "SegmentationClass", "ImageSets/Main", "ImageSets/Segmentation"]:
+        os.makedirs(os.path.join(voc, sub))
+    xml = ("<annotation><size><width>160</width><height>120</height></size>%s</annotation>")
+    obj = ("<object><name>%s</name><difficult>%d</difficult><bndbox><xmin>%d</xmin><ymin>%d</ymin><xmax>%d</xmax>"
+           "<ymax>%d</ymax></bndbox></object>")
+    names = ["%06d" % i for i in range(4)]
+    for i, name in enumerate(names):
+        pixels = np.random.RandomState(i).randint(0, 255, (120, 160, 3)).astype("uint8")
+        Image.fromarray(pixels).save(os.path.join(voc, "JPEGImages", name + ".jpg"), format="PNG")
+        with open(os.path.join(voc, "Annotations", name + ".xml"), "w") as f:
+            f.write(xml % (obj % ("dog", 0, 10 + i, 20, 80, 100) + obj % ("person", i % 2, 60, 10, 150 - i, 110)))
+        label = np.zeros((120, 160), "uint8")
+        label[20:100, 10 + i:80] = 12
+        label[:5] = 255
+        Image.fromarray(label, mode="P").save(os.path.join(voc, "SegmentationClass", name + ".png"))
+    for path in ["ImageSets/Main/trainval.txt", "ImageSets/Segmentation/train.txt", "ImageSets/Segmentation/val.txt"]:
+        with open(os.path.join(voc, path), "w") as f:
+            f.write("\n".join(names) + "\n")
+
+
+def case_datasets_and_depth():
+    """The scripts' data pipelines on a synthetic VOC folder: VOCDetection through the SSD
+    and YOLOv3 val transforms in a DataLoader with worker processes, VOCSegmentation's val
+    mode; and monodepth2's (scripts/depth) pieces: the depth net, disp_to_depth, SSIM,
+    BackprojectDepth and Project3D, the reprojection through BilinearSampler."""
+    mx = _mx()
+    import gluoncv as gcv  # pylint: disable=import-outside-toplevel
+    from gluoncv.data.batchify import Pad, Stack, Tuple  # pylint: disable=import-outside-toplevel
+    from gluoncv.data.transforms import presets  # pylint: disable=import-outside-toplevel
+    from gluoncv.model_zoo import get_model  # pylint: disable=import-outside-toplevel
+    from gluoncv.model_zoo.monodepthv2.layers import (  # pylint: disable=import-outside-toplevel
+        SSIM, BackprojectDepth, Project3D, disp_to_depth)
+    root = tempfile.mkdtemp()
+    _write_voc(root)
+    dataset = gcv.data.VOCDetection(root=root, splits=[(2012, "trainval")])
+    out = {"voc_label": dataset[1][1], "voc_image": dataset[2][0]}
+    for name, transform, workers in [("ssd", presets.ssd.SSDDefaultValTransform(64, 64), 2),
+                                     ("yolo", presets.yolo.YOLO3DefaultValTransform(64, 64), 0)]:
+        loader = mx.gluon.data.DataLoader(dataset.transform(transform), batch_size=3, shuffle=False,
+                                          batchify_fn=Tuple(Stack(), Pad(pad_val=-1)), last_batch="keep",
+                                          num_workers=workers)
+        batches = list(loader)
+        out[name + "_images"] = mx.nd.concat(*[b[0] for b in batches], dim=0)
+        out[name + "_labels"] = mx.nd.concat(*[b[1] for b in batches], dim=0)
+    seg = gcv.data.VOCSegmentation(root=root, split="val", mode="val", base_size=64, crop_size=48,
+                                   transform=mx.gluon.data.vision.transforms.ToTensor())
+    out["seg_image"], out["seg_mask"] = seg[3]
+    x = mx.nd.array(np.random.RandomState(81).uniform(0, 1, (1, 3, 64, 64)).astype("float32"))
+    net = _ready(get_model("monodepth2_resnet18_kitti_stereo_640x192", pretrained=False, pretrained_base=False), [x],
+                 0.03)
+    disp = net(x)[-1]
+    out["disp"] = disp
+    _, depth = disp_to_depth(disp, 0.1, 100)
+    ssim = SSIM()
+    ssim.initialize()
+    out["ssim"] = ssim(x, mx.nd.flip(x, axis=3))
+    intrinsics = mx.nd.array([[[37.12, 0, 32, 0], [0, 122.88, 32, 0], [0, 0, 1, 0], [0, 0, 0, 1]]])
+    motion = mx.nd.array(np.eye(4)[None] + np.random.RandomState(3).uniform(-0.02, 0.02, (1, 4, 4)))
+    backproject, project = BackprojectDepth(1, 64, 64), Project3D(1, 64, 64)
+    backproject.initialize()
+    project.initialize()
+    points = backproject(depth, mx.nd.linalg.inverse(intrinsics))
+    pixels = project(points, intrinsics, motion)
+    out.update({"points": points, "pixels": pixels, "warped": mx.nd.BilinearSampler(x, pixels)})
+    return {k: _np(v) for k, v in out.items()}
+
+
 CASES = {"mask_rcnn": case_mask_rcnn, "center_net": case_center_net, "simple_pose": case_simple_pose,
          "segmentation_models": case_segmentation_models, "action_recognition": case_action_recognition,
-         "siamrpn": case_siamrpn}
+         "siamrpn": case_siamrpn, "datasets_and_depth": case_datasets_and_depth}

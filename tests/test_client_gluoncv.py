@@ -3,9 +3,9 @@ alias), against MXNet 1.9.1's recorded results (tools/make_client_fixtures_gluon
 the same cases, tests/gluoncv_client_cases.py, in MXNet): the train/val transforms and
 target generators, batchify, SSD/YOLOv3/Faster R-CNN/classification/segmentation training
 steps with their losses and Trainer, the metrics, LR schedulers, export_block and viz; and
-(tests/gluoncv_workflow_cases.py) Mask R-CNN, CenterNet, simple pose, DeepLabV3/PSPNet/ICNet,
-action recognition and SiamRPN workflows. The model zoo's forward passes are
-tests/test_gluoncv_models.py's.
+(tests/gluoncv_workflow_cases.py, fixture workflows.npz) Mask R-CNN, CenterNet, simple pose,
+DeepLabV3/PSPNet/ICNet, action recognition, SiamRPN, VOC datasets and monodepth2 workflows.
+The model zoo's forward passes are tests/test_gluoncv_models.py's.
 
 GluonCV is not installed by CI: these tests skip without it (``bash tools/install_clients.sh
 VENV``; run this file with VENV's python).
@@ -122,3 +122,8 @@ def test_action_recognition_video_transforms_tsn_i3d_r2plus1d():
 @pytest.mark.slow
 def test_siamrpn_loss_and_tracker():
     _workflow("siamrpn")
+
+
+@pytest.mark.slow
+def test_voc_datasets_loaders_with_workers_and_monodepth2():
+    _workflow("datasets_and_depth")
