@@ -2,7 +2,9 @@
 alias), against MXNet 1.9.1's recorded results (tools/make_client_fixtures_gluoncv.py runs
 the same cases, tests/gluoncv_client_cases.py, in MXNet): the train/val transforms and
 target generators, batchify, SSD/YOLOv3/Faster R-CNN/classification/segmentation training
-steps with their losses and Trainer, the metrics, LR schedulers, export_block and viz.
+steps with their losses and Trainer, the metrics, LR schedulers, export_block and viz; and
+(tests/gluoncv_workflow_cases.py, fixture workflows.npz) Mask R-CNN, CenterNet, simple pose,
+DeepLabV3/PSPNet/ICNet, action recognition, SiamRPN, VOC datasets and monodepth2 workflows.
 The model zoo's forward passes are tests/test_gluoncv_models.py's.
 
 GluonCV is not installed by CI: these tests skip without it (``bash tools/install_clients.sh
@@ -18,10 +20,13 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 from gluoncv_models import SKIP_REASON, client_model_zoo  # noqa: E402
 import gluoncv_client_cases  # noqa: E402
+import gluoncv_workflow_cases  # noqa: E402
 
 pytestmark = pytest.mark.skipif(client_model_zoo() is None, reason=SKIP_REASON)
 
-EXPECTED = np.load(os.path.join(os.path.dirname(__file__), "fixtures", "extra", "gluoncv_client", "expected.npz"))
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "extra", "gluoncv_client")
+EXPECTED = np.load(os.path.join(FIXTURES, "expected.npz"))
+WORKFLOWS = np.load(os.path.join(FIXTURES, "workflows.npz"))
 
 # the results compared loosely: float32 sums through a deep network, and the losses of a
 # second step, computed from a trained step's parameters (so no other value is). The
@@ -35,14 +40,14 @@ LOOSE = {"loss_step0": 1e-4, "loss_step1": 5e-2, "exported": 1e-4, "direct": 1e-
          "evaluated": 1e-4}
 
 
-def _run(case):
+def _run(case, cases=gluoncv_client_cases, expected=EXPECTED):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        got = gluoncv_client_cases.CASES[case]()
-    names = sorted(k.split("/", 1)[1] for k in EXPECTED.files if k.startswith(case + "/"))
+        got = cases.CASES[case]()
+    names = sorted(k.split("/", 1)[1] for k in expected.files if k.startswith(case + "/"))
     assert sorted(got) == names
     for name in names:
-        want, value = EXPECTED["%s/%s" % (case, name)], gluoncv_client_cases.digest(got[name])
+        want, value = expected["%s/%s" % (case, name)], gluoncv_client_cases.digest(got[name])
         assert value.shape == want.shape, "%s/%s: shape %s, MXNet %s" % (case, name, value.shape, want.shape)
         if name.endswith(gluoncv_client_cases.EXACT) or value.dtype == np.bool_:
             np.testing.assert_array_equal(value, want, err_msg="%s/%s" % (case, name))
@@ -83,3 +88,42 @@ def test_segmentation_losses_metric_and_training_step():
 
 def test_viz_with_agg():
     _run("viz")
+
+
+def _workflow(case):
+    _run(case, gluoncv_workflow_cases, WORKFLOWS)
+
+
+@pytest.mark.slow
+def test_mask_rcnn_training_step_mask_targets_and_prediction_post_processing():
+    _workflow("mask_rcnn")
+
+
+@pytest.mark.slow
+def test_center_net_targets_losses_training_steps_decoder_and_dcnv2():
+    _workflow("center_net")
+
+
+@pytest.mark.slow
+def test_simple_pose_targets_l2_steps_final_preds_and_keypoints():
+    _workflow("simple_pose")
+
+
+@pytest.mark.slow
+def test_deeplab_psp_icnet_aux_losses_multi_scale_evaluation_and_data_parallel():
+    _workflow("segmentation_models")
+
+
+@pytest.mark.slow
+def test_action_recognition_video_transforms_tsn_i3d_r2plus1d():
+    _workflow("action_recognition")
+
+
+@pytest.mark.slow
+def test_siamrpn_loss_and_tracker():
+    _workflow("siamrpn")
+
+
+@pytest.mark.slow
+def test_voc_datasets_loaders_with_workers_and_monodepth2():
+    _workflow("datasets_and_depth")

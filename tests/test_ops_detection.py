@@ -270,30 +270,56 @@ def test_box_nms_drops_the_background_class(attrs, ids, scores):
 
 
 # ----------------------------------------------------------------------------- ModulatedDeformableConvolution
-def test_modulated_deformable_convolution_by_definition():
-    """MXNet 1.9.1 has no CPU kernel for it: with a mask of ones it is DeformableConvolution
-    (checked against MXNet above), and it is linear in the mask."""
+def test_modulated_deformable_convolution_samples_by_dcnv2_rule():
+    """MXNet 1.9.1's CPU forward (its backward is GPU-only) samples by DCNv2's bilinear rule,
+    not DeformableConvolution's: any position inside (-1, size), each corner outside the
+    image reading 0. Offsets up to 2 pixels move taps across the borders of a 3x4 image, two
+    deformable groups; the expected values are MXNet 1.9.1's."""
+    rng = np.random.RandomState(7)
+    data = rng.uniform(-1, 1, (1, 2, 3, 4)).round(2)
+    offset = rng.uniform(-2, 2, (1, 36, 3, 4)).round(2)
+    mask = rng.uniform(0, 1, (1, 18, 3, 4)).round(2)
+    weight = rng.uniform(-1, 1, (2, 2, 3, 3)).round(2)
+    out = mx.nd.contrib.ModulatedDeformableConvolution(*[mx.nd.array(a) for a in (data, offset, mask, weight)],
+                                                       kernel=(3, 3), pad=(1, 1), num_filter=2,
+                                                       num_deformable_group=2, no_bias=True)
+    want = [[[-0.15274, -0.16313, -0.17708, -0.3429], [-0.47737, 0.26081, -0.11928, -0.17183],
+             [-0.26138, -0.12122, 0.08086, 0.03952]],
+            [[-0.11718, 0.15036, 0.57065, -0.19566], [0.40754, 0.21571, 0.27623, -0.09392],
+             [0.27435, 0.22854, 0.011, -0.40637]]]
+    np.testing.assert_allclose(out.asnumpy()[0], want, atol=1e-5)
+
+
+def test_modulated_deformable_convolution_is_linear_in_the_mask_with_its_gradients():
+    """With a mask of ones away from the borders it is DeformableConvolution (checked
+    against MXNet above); it is linear in the mask, and the mask's and offset's gradients
+    are the forward's finite differences."""
     case = "deformable_conv"
     data, offset, weight, bias = inputs_of(case)
     attrs = dict(kernel=(3, 3), pad=(1, 1), num_filter=6)
-    ones = mx.nd.ones((2, 9, 6, 7))
-    plain = mx.nd.contrib.ModulatedDeformableConvolution(data, offset, ones, weight, bias, **attrs)
-    check(plain, fixture(case, "out:0"), "modulated with a mask of ones")
     mask = mx.nd.array(np.random.RandomState(3).uniform(0, 1, (2, 9, 6, 7)))
     nobias = dict(attrs, no_bias=True)
     half = mx.nd.contrib.ModulatedDeformableConvolution(data, offset, mask * 0.5, weight, **nobias)
     full = mx.nd.contrib.ModulatedDeformableConvolution(data, offset, mask, weight, **nobias)
     np.testing.assert_allclose(half.asnumpy() * 2, full.asnumpy(), rtol=1e-5, atol=1e-5)
+    interior = (slice(None), slice(None), slice(2, 4), slice(2, 5))  # taps inside the image either way
+    ones = mx.nd.ones((2, 9, 6, 7))
+    plain = mx.nd.contrib.ModulatedDeformableConvolution(data, offset * 0.3, ones, weight, bias, **attrs)
+    v1 = mx.nd.contrib.DeformableConvolution(data, offset * 0.3, weight, bias, **attrs)
+    np.testing.assert_allclose(plain.asnumpy()[interior], v1.asnumpy()[interior], rtol=1e-5, atol=1e-5)
     mask.attach_grad()
+    offset.attach_grad()
     with mx.autograd.record():
         out = mx.nd.contrib.ModulatedDeformableConvolution(data, offset, mask, weight, **nobias)
     out.backward(mx.nd.ones_like(out))
-    eps, at = 1e-2, (1, 4, 2, 3)
-    bumped = mask.asnumpy().copy()
-    bumped[at] += eps
-    moved = mx.nd.contrib.ModulatedDeformableConvolution(data, offset, mx.nd.array(bumped), weight, **nobias)
-    numeric = (moved.asnumpy().sum() - out.asnumpy().sum()) / eps
-    np.testing.assert_allclose(mask.grad.asnumpy()[at], numeric, rtol=1e-2, atol=1e-3)
+    for arr, at in ((mask, (1, 4, 2, 3)), (offset, (0, 7, 3, 3))):
+        eps = 1e-2 if arr is mask else 1e-3
+        bumped = arr.asnumpy().copy()
+        bumped[at] += eps
+        args = (data, mx.nd.array(bumped), mask) if arr is offset else (data, offset, mx.nd.array(bumped))
+        moved = mx.nd.contrib.ModulatedDeformableConvolution(*args, weight, **nobias)
+        numeric = (moved.asnumpy().astype(np.float64).sum() - out.asnumpy().astype(np.float64).sum()) / eps
+        np.testing.assert_allclose(arr.grad.asnumpy()[at], numeric, rtol=2e-2, atol=2e-3)
 
 
 def test_deformable_convolution_infers_weight_and_bias():

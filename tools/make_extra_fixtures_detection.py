@@ -235,7 +235,8 @@ def deformable_cases():
          kernel=(2, 2), stride=(2, 2), dilate=(2, 1), num_filter=4, num_group=2, num_deformable_group=2,
          no_bias=True)
     mask = rand(2, 9, 6, 7, low=0, high=1)
-    # ModulatedDeformableConvolution has only a GPU kernel in MXNet 1.9.1 ("only implemented in GPU")
+    # ModulatedDeformableConvolution's backward is GPU-only in MXNet 1.9.1 ("only implemented in GPU"): the
+    # symbol JSON only here; its CPU forward is recorded in tests/test_ops_detection.py
     case("modulated_deformable_conv", "_contrib_ModulatedDeformableConvolution",
          [("data", x), ("offset", off), ("mask", mask), ("weight", w), ("bias", b)], json_only=True,
          grads=["data", "offset", "mask", "weight", "bias"], kernel=(3, 3), pad=(1, 1), num_filter=6)

@@ -2,13 +2,14 @@
 pooling, as MXNet 1.9.1's ``src/operator/contrib/deformable_convolution``,
 ``modulated_deformable_convolution`` and ``deformable_psroi_pooling``.
 
-The deformable im2col samples each kernel tap at its offset position bilinearly (MXNet's
-CPU rule: a position outside [0, size) reads 0, one past the last pixel snaps to it), gathers the
-four corners of every tap for all channels of a deformable group at once, and multiplies
-the columns with the grouped weight; torch differentiates the gathers and the bilinear
-weights, which gives MXNet's data, offset (coordinate) and mask gradients.
-ModulatedDeformableConvolution has no CPU kernel in MXNet 1.9.1 ("only implemented in
-GPU"); here it runs on the CPU by the same definition.
+The deformable im2col samples each kernel tap at its offset position bilinearly, gathers
+the four corners of every tap for all channels of a deformable group at once, and
+multiplies the columns with the grouped weight; torch differentiates the gathers and the
+bilinear weights, which gives MXNet's data, offset (coordinate) and mask gradients. The two
+operators' CPU kernels sample by different rules: DeformableConvolution's (v1) reads 0 at a
+position outside [0, size) and snaps one past the last pixel to it; ModulatedDeformableConvolution's
+(DCNv2's ``dmcn_im2col_bilinear``) samples any position inside (-1, size), each corner outside
+the image reading 0 (zero padding, no snapping).
 """
 import torch
 
@@ -22,24 +23,35 @@ def _shape(t):
 
 
 # ----------------------------------------------------------------------------- deformable im2col
-def _corner_sample(flat, h, w, height, width):
-    """Bilinear samples of flat (N, G, Cg, H*W) at positions h, w (N, G, L) by MXNet's CPU
-    rule: a position outside [0, size) reads 0; at or past the last row/column the sample
-    snaps to it. Returns (N, G, Cg, L)."""
-    inside = ((h >= 0) & (w >= 0) & (h < height) & (w < width)).to(h.dtype)
+def _corner_sample(flat, h, w, height, width, modulated):
+    """Bilinear samples of flat (N, G, Cg, H*W) at positions h, w (N, G, L). Returns (N, G, Cg, L).
+
+    By DeformableConvolution's CPU rule (``modulated`` False) a position outside [0, size)
+    reads 0, and at or past the last row/column the sample snaps to it; by
+    ModulatedDeformableConvolution's, a position outside (-1, size) reads 0 and each of the
+    four corners outside the image reads 0."""
+    if modulated:
+        inside = ((h > -1) & (w > -1) & (h < height) & (w < width)).to(h.dtype)
+    else:
+        inside = ((h >= 0) & (w >= 0) & (h < height) & (w < width)).to(h.dtype)
     parts = []
     for pos, size in ((h, height), (w, width)):
         low = torch.floor(pos)
+        if modulated:
+            high = low + 1
+            corners = [(low, 1 - (pos - low)), (high, pos - low)]
+            parts.append([(idx.long().clamp(0, size - 1), weight * ((idx >= 0) & (idx <= size - 1)).to(pos.dtype))
+                          for idx, weight in corners])
+            continue
         edge = low >= size - 1
         low = torch.where(edge, torch.full_like(low, size - 1), low)
         pos = torch.where(edge, low, pos)
         frac = pos - low
         low = low.long().clamp(min=0)
-        parts.append((low, (low + 1).clamp(max=size - 1), frac))
-    (h0, h1, lh), (w0, w1, lw) = parts
+        parts.append([(low, 1 - frac), ((low + 1).clamp(max=size - 1), frac)])
     out = 0
-    for yy, wy in ((h0, 1 - lh), (h1, lh)):
-        for xx, wx in ((w0, 1 - lw), (w1, lw)):
+    for yy, wy in parts[0]:
+        for xx, wx in parts[1]:
             vals = torch.gather(flat, 3, (yy * width + xx)[:, :, None, :].expand(-1, -1, flat.shape[2], -1))
             out = out + vals * (wy * wx * inside)[:, :, None, :]
     return out
@@ -77,7 +89,7 @@ def _deformable_conv(op, data, offset, mask, weight, bias, kernel, stride, dilat
     off = offset.reshape(n, dg, taps, 2, out_h, out_w)
     h = (base_h + off[:, :, :, 0]).reshape(n, dg, -1)                  # (N, dg, taps*Ho*Wo)
     w = (base_w + off[:, :, :, 1]).reshape(n, dg, -1)
-    cols = _corner_sample(data.reshape(n, dg, c // dg, height * width), h, w, height, width)
+    cols = _corner_sample(data.reshape(n, dg, c // dg, height * width), h, w, height, width, mask is not None)
     cols = cols.reshape(n, dg, c // dg, taps, out_h * out_w)
     if mask is not None:
         cols = cols * mask.reshape(n, dg, 1, taps, out_h * out_w)
@@ -130,9 +142,9 @@ def deformable_convolution(data, offset, weight, bias=None, *, kernel, stride, d
 def modulated_deformable_convolution(data, offset, mask, weight, bias=None, *, kernel, stride, dilate, pad,
                                      num_filter, num_group, num_deformable_group, workspace, no_bias, im2col_step,
                                      layout):
-    """MXNet's contrib ModulatedDeformableConvolution (DCNv2): DeformableConvolution whose
-    sampled taps are scaled by ``mask`` (N, groups * taps, Ho, Wo). MXNet 1.9.1 runs it
-    on GPUs only; this is the same definition on the CPU."""
+    """MXNet's contrib ModulatedDeformableConvolution (DCNv2): a deformable convolution whose
+    sampled taps are scaled by ``mask`` (N, groups * taps, Ho, Wo), sampled by DCNv2's
+    bilinear rule (zero padding around the image: see ``_corner_sample``)."""
     return _deformable_conv("_contrib_ModulatedDeformableConvolution", data, offset, mask, weight, bias, kernel,
                             stride, dilate, pad, num_filter, num_group, num_deformable_group)
 

@@ -108,8 +108,8 @@ class DeformableConvolution(_Deformable):
 
 class ModulatedDeformableConvolution(_Deformable):
     """Modulated deformable convolution (DCNv2): the offset convolution also predicts a mask,
-    ``2 * sigmoid``, that scales each sampled value (runs on CPU here; MXNet has it on GPU
-    only). Printed as a plain Block, as MXNet's (it has no ``__repr__`` of its own)."""
+    ``2 * sigmoid``, that scales each sampled value (trains on CPU here; MXNet's CPU kernel
+    is forward-only). Printed as a plain Block, as MXNet's (it has no ``__repr__`` of its own)."""
     _offsets_per_position = 3
 
     def _deform(self, F, x, offset, weight, bias):
