@@ -1,7 +1,10 @@
 """d2l 1.0.3's MXNet edition through ``import mxnet``: the book's workflows (Module/Trainer/
 DataModule, classifiers, CNN blocks on two CPU contexts, RNN language models with gradient
 clipping and predict, seq2seq with Adam and masked loss, attention and Transformer encoder,
-anchor boxes) on synthetic data, against MXNet 1.9.1's numbers recorded by
+anchor boxes; then, in ``d2l_workflows_more``, fine-tuning and augmentation, FCN, style
+transfer, SSD, word2vec/GloVe, BERT pretraining and fine-tuning, sentiment and NLI, GANs,
+recommender systems, computational performance, image files, learning-rate schedulers) on
+synthetic data, against MXNet 1.9.1's numbers recorded by
 ``tools/make_client_fixtures_d2l.py`` in ``fixtures/extra/d2l/workflows.npz``.
 
 Needs the clients' environment (``tools/install_clients.sh``); skipped without d2l."""
@@ -14,6 +17,7 @@ pytest.importorskip("d2l")
 pytest.importorskip("matplotlib")
 
 import d2l_workflows  # noqa: E402  (tests/ is on sys.path under pytest's rootdir conftest)
+import d2l_workflows_more  # noqa: E402
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "extra", "d2l", "workflows.npz")
 # float32 training runs of a few dozen steps; MXNet's and torch's kernels round differently
@@ -28,7 +32,7 @@ def _np_mode():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("workflow", d2l_workflows.WORKFLOWS, ids=lambda w: w.__name__)
+@pytest.mark.parametrize("workflow", d2l_workflows.WORKFLOWS + d2l_workflows_more.WORKFLOWS, ids=lambda w: w.__name__)
 def test_workflow_matches_mxnet(workflow):
     import mxnet
     assert "neogluon" in mxnet.__file__ or "mxnet" in mxnet.__file__
