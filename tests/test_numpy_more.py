@@ -165,3 +165,23 @@ def test_clip_method_takes_min_max_keywords():
     assert x.clip(max=1).tolist() == [-1.0, 1.0, 1.0]
     assert x.clip(0, 3).tolist() == [0.0, 2.0, 3.0]
     assert x.clip(None, 2).tolist() == [-1.0, 2.0, 2.0]
+
+
+# MXNet 1.9.1 promotes mixed dtypes in the arithmetic only: ``int32 + float32`` is float32, while the
+# comparisons, maximum/minimum, arctan2, hypot, copysign and ldexp infer one dtype for both inputs and raise
+# MXNetError ("Type inconsistent, Provided = int32, inferred type = float32" / "Incompatible attr in node at
+# 1-th input: expected int32, got float32"), the d2l book's ``(preds == Y)`` with int32 predictions and float32
+# labels among them (recorded with MXNet 1.9.1 for the pairs below).
+@pytest.mark.parametrize("pair,added", [(("int32", "float32"), "float32"), (("float32", "float16"), "float32"),
+                                        (("int32", "int64"), "int64"), (("bool", "float32"), "float32"),
+                                        (("uint8", "int32"), "int32")])
+def test_one_dtype_binary_operators_refuse_mixed_dtypes(np_mode, pair, added):
+    import neogluon as mx
+    x, y = np.array([1, 2]).astype(pair[0]), np.array([1, 3]).astype(pair[1])
+    for fn in (np.equal, np.not_equal, np.greater, np.greater_equal, np.less, np.less_equal, np.maximum,
+               np.minimum, np.arctan2, np.copysign, np.ldexp, lambda a, b: a == b, lambda a, b: a < b):
+        with pytest.raises(mx.MXNetError):
+            fn(x, y)
+    assert str(np.add(x, y).dtype) == added
+    assert (x == x).dtype == onp.bool_ and str(np.maximum(y, y).dtype) == pair[1]
+

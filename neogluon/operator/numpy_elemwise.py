@@ -4,8 +4,10 @@
 They differ from the legacy ``broadcast_*``/``_*_scalar`` operators as MXNet's do:
 
 * two arrays of different dtypes are promoted (bool < integers < floats, the wider one
-  wins: ``int32 + float16 -> float16``, ``int32 + int64 -> int64``), as MXNet's
-  ``_npi_*`` binary operators do; the legacy operators require equal dtypes;
+  wins: ``int32 + float16 -> float16``, ``int32 + int64 -> int64``) by the arithmetic
+  (``add``, ``subtract``, ``multiply``, ``mod``, ``power``, ``true_divide``), as MXNet's
+  do; the comparisons, ``maximum``/``minimum``, ``arctan2`` and ``hypot`` need one dtype
+  (``int32 == float32`` is an MXNetError in MXNet 1.9.1), as the legacy operators do;
 * an array with a scalar keeps the array's dtype (``int32 + 1.5`` is ``int32 + 1``), except
   that true division of integers gives float32 and a boolean array becomes int64 (an
   integer scalar) or float32;
@@ -16,6 +18,7 @@ They differ from the legacy ``broadcast_*``/``_*_scalar`` operators as MXNet's d
 import torch
 
 from .registry import Bool, Float, implementation, register
+from .shape import same_dtype
 
 __all__ = []
 
@@ -60,18 +63,28 @@ _BINARY = {
 }
 
 
-def _binary(fn):
+# MXNet 1.9.1 infers one dtype for both inputs of these (ElemwiseType): mixed dtypes are its MXNetError
+_ONE_DTYPE = {"_npi_maximum", "_npi_minimum", "_npi_equal", "_npi_not_equal", "_npi_greater", "_npi_greater_equal",
+              "_npi_less", "_npi_less_equal", "_npi_arctan2", "_npi_hypot"}
+
+
+def _binary(fn, name):
+    one_dtype = name in _ONE_DTYPE
+
     def impl(lhs, rhs):
         if lhs.dtype is rhs.dtype:
             return fn(lhs, rhs)
+        if one_dtype:
+            same_dtype(name, (lhs, rhs))
         return fn(*_promote(lhs, rhs))
-    impl.__doc__ = "NumPy-style broadcasting binary operation with MXNet's dtype promotion."
+    impl.__doc__ = ("NumPy-style broadcasting binary operation on inputs of one dtype." if one_dtype else
+                    "NumPy-style broadcasting binary operation with MXNet's dtype promotion.")
     impl.same_dtype_kernel = fn  # two arrays of one dtype: the torch function itself (Operator.same_dtype_kernel)
     return impl
 
 
 for _name, _fn in _BINARY.items():
-    register(_name, inputs=("lhs", "rhs"))(_binary(_fn))
+    register(_name, inputs=("lhs", "rhs"))(_binary(_fn, _name))
 
 
 @register("_npi_true_divide", inputs=("lhs", "rhs"))
