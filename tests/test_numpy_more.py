@@ -185,3 +185,16 @@ def test_one_dtype_binary_operators_refuse_mixed_dtypes(np_mode, pair, added):
     assert str(np.add(x, y).dtype) == added
     assert (x == x).dtype == onp.bool_ and str(np.maximum(y, y).dtype) == pair[1]
 
+
+def test_zero_dim_array_has_no_len_and_iterates_to_nothing(np_mode):
+    """MXNet 1.9.1: ``len(np.array(2.0))`` raises TypeError('len() of unsized object') as NumPy does, and
+    ``list(np.array(2.0))`` is ``[]`` (d2l's bbox_to_rect hands 0-d arrays to matplotlib, which takes an
+    object whose len() raises TypeError as a scalar); a 1-d array iterates over 0-d arrays."""
+    a = np.array(2.0)
+    with pytest.raises(TypeError, match="len\\(\\) of unsized object"):
+        len(a)
+    assert list(a) == []
+    b = np.array([1.0, 2.0])
+    items = list(b)
+    assert len(b) == 2 and [type(v) for v in items] == [np.ndarray] * 2 and [float(v) for v in items] == [1.0, 2.0]
+    assert [list(row.shape) for row in np.ones((3, 2))] == [[2]] * 3
