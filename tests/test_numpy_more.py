@@ -198,3 +198,23 @@ def test_zero_dim_array_has_no_len_and_iterates_to_nothing(np_mode):
     items = list(b)
     assert len(b) == 2 and [type(v) for v in items] == [np.ndarray] * 2 and [float(v) for v in items] == [1.0, 2.0]
     assert [list(row.shape) for row in np.ones((3, 2))] == [[2]] * 3
+
+
+def test_integer_array_compared_with_a_fractional_scalar_as_mxnet(np_mode):
+    """MXNet 1.9.1 (imperatively) casts the scalar to an integer array's dtype before comparing, C++'s cast:
+    truncated toward zero, then wrapped into the dtype (values recorded with MXNet 1.9.1); boolean and float
+    arrays compare with the scalar itself."""
+    a = np.array([-2, -1, 0, 1, 2], dtype="int32")
+    u = np.array([0, 1, 2, 3, 255], dtype="uint8")
+
+    def bits(x):
+        return "".join("1" if v else "0" for v in x.asnumpy())
+    assert [bits(r) for r in (a == 1.5, a != 1.5, a < 1.5, a <= 1.5, a > 1.5, a >= 1.5)] == \
+        ["00010", "11101", "11100", "11110", "00001", "00011"]
+    assert [bits(r) for r in (a == -1.5, a < -1.5, a >= -0.2, 1.5 > a, np.equal(a, 1.5), np.less(a, 0.5))] == \
+        ["01000", "10000", "00111", "11100", "00010", "11000"]
+    assert [bits(r) for r in (u == -1.5, u < 1.5, u == 0.5, u < 300.7, u > -0.2)] == \
+        ["00001", "10000", "10000", "11110", "01111"]
+    f = np.array([-2, -1, 0, 1.5, 2], dtype="float16")
+    b = np.array([True, False, True, False, True])
+    assert [bits(r) for r in (f == 1.5, f < -1.5, b == 0.5, b < 1.5)] == ["00010", "10000", "00000", "11111"]

@@ -11,7 +11,8 @@ They differ from the legacy ``broadcast_*``/``_*_scalar`` operators as MXNet's d
 * an array with a scalar keeps the array's dtype (``int32 + 1.5`` is ``int32 + 1``), except
   that true division of integers gives float32 and a boolean array becomes int64 (an
   integer scalar) or float32;
-* comparisons give boolean arrays, not 0/1 in the input dtype;
+* comparisons give boolean arrays, not 0/1 in the input dtype; an integer array is compared
+  with the scalar cast to its dtype (``int32 == 1.5`` compares with 1, as MXNet 1.9.1 does);
 * functions of an integer array are computed in float32 and cast back (``np.exp`` of
   int32 is int32, as MXNet 1.9.1 gives).
 """
@@ -133,10 +134,21 @@ def _scalar_op(fn):
     return factory
 
 
+_INT64 = (-2 ** 63, 2 ** 63)
+
+
 def _compare_scalar(fn):
     def impl(data, *, scalar, is_int=True):
+        if data.is_floating_point() or data.dtype is torch.bool:
+            return fn(data, scalar)
+        # an integer array meets the scalar cast to its dtype, as MXNet's kernel (C++'s cast: truncated toward
+        # zero, then wrapped): int32 == 1.5 compares with 1, uint8 == -1.5 with 255
+        value = int(scalar)
+        if _INT64[0] <= value < _INT64[1]:
+            return fn(data, torch.tensor(value).to(data.dtype))
         return fn(data, scalar)
-    impl.__doc__ = "Comparison of an array with a scalar: a boolean array."
+    impl.__doc__ = ("Comparison of an array with a scalar (cast to an integer array's dtype, as MXNet's): a boolean "
+                    "array.")
     return impl
 
 
