@@ -218,3 +218,20 @@ def test_integer_array_compared_with_a_fractional_scalar_as_mxnet(np_mode):
     f = np.array([-2, -1, 0, 1.5, 2], dtype="float16")
     b = np.array([True, False, True, False, True])
     assert [bits(r) for r in (f == 1.5, f < -1.5, b == 0.5, b < 1.5)] == ["00010", "10000", "00000", "11111"]
+
+
+def test_arctan2_hypot_with_a_python_number(np_mode):
+    """A Python number meets the array in the array's float dtype (MXNet 1.9.1 runs _npi_arctan2_scalar /
+    _npi_hypot_scalar: a float16 array gives float16, values recorded with MXNet 1.9.1); only two arrays of
+    different dtypes are refused."""
+    import neogluon as mx
+    f = np.array([-3, -1, 0, 2, 5], dtype="float16")
+    for got, want in ((np.hypot(f, 2.5), [3.904, 2.693, 2.5, 3.201, 5.59]),
+                      (np.arctan2(f, 2.5), [-0.876, -0.381, 0.0, 0.675, 1.107])):
+        assert got.dtype == onp.float16
+        onp.testing.assert_allclose(got.asnumpy().astype(onp.float64), want, atol=2e-3)
+    b = np.array([True, False])
+    onp.testing.assert_allclose(np.hypot(b, 2.5).asnumpy(), [2.6925824, 2.5], rtol=1e-6)
+    assert np.arctan2(2.5, np.array([1.0], dtype="float64")).dtype == onp.float64
+    with pytest.raises(mx.MXNetError):
+        np.arctan2(f, np.array([1.0, 2, 3, 4, 5]))

@@ -162,8 +162,20 @@ less = _binary_fn("less", "_npi_less", "_npi_less_scalar", "_npi_greater_scalar"
 less_equal = _binary_fn("less_equal", "_npi_less_equal", "_npi_less_equal_scalar", "_npi_greater_equal_scalar")
 
 
+def _with_scalar(arr, scalar):
+    """An array and a Python number for an operator of two arrays of one dtype: the array in a float dtype (its
+    own, or float32) and the number as an array of that dtype (MXNet runs its ``_scalar`` operators there)."""
+    if arr.dtype.kind != "f":
+        arr = arr.astype("float32")
+    return arr, array(scalar, dtype=arr.dtype, ctx=arr.context)
+
+
 def _array_binary(name, op):
     def fn(x1, x2, out=None):
+        if isinstance(x1, _NDArray) and isinstance(x2, (int, float, _onp.number)):
+            return _call(op, _with_scalar(x1, x2), None, out)
+        if isinstance(x2, _NDArray) and isinstance(x1, (int, float, _onp.number)):
+            return _call(op, _with_scalar(x2, x1)[::-1], None, out)
         a = _arr(x1, x2 if isinstance(x2, _NDArray) else None)
         return _call(op, (a, _arr(x2, a)), None, out)
     fn.__name__ = name
