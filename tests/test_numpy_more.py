@@ -235,3 +235,42 @@ def test_arctan2_hypot_with_a_python_number(np_mode):
     assert np.arctan2(2.5, np.array([1.0], dtype="float64")).dtype == onp.float64
     with pytest.raises(mx.MXNetError):
         np.arctan2(f, np.array([1.0, 2, 3, 4, 5]))
+
+
+def test_clip_and_where_keep_an_integer_arrays_dtype(np_mode):
+    """MXNet 1.9.1 (values recorded there): clip of an integer array keeps its dtype, a value beyond a bound
+    becomes the bound cast to the dtype (legacy mx.nd.clip too); np.where with one Python number takes the
+    array's dtype (a boolean array's: float32)."""
+    import neogluon as mx
+    a = np.array([-3, 1, 5], dtype="int32")
+    for got in (np.clip(a, 0.5, 2.5), a.clip(0.5, 2.5)):
+        assert got.dtype == onp.int32 and got.tolist() == [0, 1, 2]
+    assert np.clip(a, None, 2.5).tolist() == [-3, 1, 2]
+    assert np.clip(np.array([-3, 1, 5], dtype="uint8"), 1.5, 300.7).tolist() == [253, 1, 5]
+    legacy = mx.nd.clip(mx.nd.array([0, 1, 250], dtype="uint8"), -1.5, 100.5)
+    assert legacy.dtype == onp.uint8 and legacy.asnumpy().tolist() == [0, 1, 100]
+    assert np.clip(np.array([-3.0, 1, 5]), 0.5, 2.5).tolist() == [0.5, 1.0, 2.5]
+    c = np.array([True, False, True])
+    for got, dtype, want in ((np.where(c, a, 0.5), "int32", [-3, 0, 5]), (np.where(c, 0.5, a), "int32", [0, 1, 0]),
+                             (np.where(c, np.array([1, 2, 3], dtype="int64"), -1), "int64", [1, -1, 3]),
+                             (np.where(c, np.array([1, 2, 3], dtype="float16"), 0.7), "float16",
+                              [1.0, 0.7001953125, 3.0]),
+                             (np.where(c, np.array([True, False, True]), 5), "float32", [1.0, 5.0, 1.0]),
+                             (np.where(c, 1.5, 2.5), "float32", [1.5, 2.5, 1.5])):
+        assert str(got.dtype) == dtype and got.tolist() == want
+
+
+def test_mod_by_zero_is_zero_as_mxnet(np_mode):
+    """MXNet 1.9.1's mod checks for a zero divisor and gives 0 (values recorded there): no nan for floats, no
+    division error for integers, in mx.np (arrays, scalars, reflected scalars) and in legacy mx.nd; a zero
+    result is +0 and the sign otherwise follows the divisor."""
+    import neogluon as mx
+    f, i = np.array([1.0, -2.0, 3.0]), np.array([1, -2, 3], dtype="int32")
+    assert (f % 0).tolist() == [0.0, 0.0, 0.0] and np.mod(f, np.array([0.0, 1.0, 0.0])).tolist() == [0.0] * 3
+    assert str(onp.asarray(np.mod(f, np.array([0.0, 1.0, 0.0])).asnumpy())[1]) == "0.0"
+    assert (2.5 % np.array([0.0, 1.0, 2.0])).tolist() == [0.0, 0.5, 0.5]
+    assert (i % 0).tolist() == [0, 0, 0] and np.mod(i, np.array([0, 1, 0], dtype="int32")).tolist() == [0, 0, 0]
+    assert (2 % np.array([0, 1, 2], dtype="int32")).tolist() == [0, 0, 0]
+    assert (2.5 % np.array([-3, -1, 0, 2, 5], dtype="int32")).tolist() == [-1, 0, 0, 0, 2]
+    assert (np.array([5.0, -5.0]) % 3).tolist() == [2.0, 1.0]
+    assert (mx.nd.array([1.0, 2.0]) % 0).asnumpy().tolist() == [0.0, 0.0]

@@ -235,6 +235,12 @@ def where(condition, x=None, y=None):
         return _call("_npi_where", (condition, x, y))  # broadcast and promoted by the operator
     ref = next((v for v in (condition, x, y) if isinstance(v, _NDArray)), None)
     c, a, b = (_arr(v, ref) for v in (condition, x, y))
+    # one Python number beside an array takes the array's dtype (MXNet's _npi_where_lscalar/_rscalar: int32 with
+    # 0.5 gives int32 0); beside a boolean array it stays float32
+    if isinstance(x, (int, float, _onp.number)) and isinstance(y, _NDArray) and y.dtype != _onp.bool_:
+        a = array(x, dtype=y.dtype, ctx=y.context)
+    elif isinstance(y, (int, float, _onp.number)) and isinstance(x, _NDArray) and x.dtype != _onp.bool_:
+        b = array(y, dtype=x.dtype, ctx=x.context)
     shape = _onp.broadcast_shapes(c.shape, a.shape, b.shape)
     a, b = add(a, zeros(shape, a.dtype, ctx=a.context)), add(b, zeros(shape, b.dtype, ctx=b.context))
     if a.dtype != b.dtype:

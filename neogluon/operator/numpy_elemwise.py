@@ -19,6 +19,7 @@ They differ from the legacy ``broadcast_*``/``_*_scalar`` operators as MXNet's d
 import torch
 
 from .registry import Bool, Float, implementation, register
+from .elemwise import _mxnet_mod, _rmod
 from .shape import same_dtype
 
 __all__ = []
@@ -43,9 +44,6 @@ def _to_float(a):
     return a if a.is_floating_point() else a.to(_FLOAT)
 
 
-def _mod(a, b):
-    """numpy's (and MXNet's) modulo: the sign of the divisor."""
-    return torch.remainder(a, b)
 
 
 def _true_divide(a, b):
@@ -55,7 +53,7 @@ def _true_divide(a, b):
 
 _BINARY = {
     "_npi_add": torch.add, "_npi_subtract": torch.sub, "_npi_multiply": torch.mul,
-    "_npi_mod": _mod, "_npi_power": torch.pow, "_npi_maximum": torch.maximum, "_npi_minimum": torch.minimum,
+    "_npi_mod": _mxnet_mod, "_npi_power": torch.pow, "_npi_maximum": torch.maximum, "_npi_minimum": torch.minimum,
     "_npi_equal": torch.eq, "_npi_not_equal": torch.ne, "_npi_greater": torch.gt,
     "_npi_greater_equal": torch.ge, "_npi_less": torch.lt, "_npi_less_equal": torch.le,
     "_npi_arctan2": torch.atan2, "_npi_hypot": torch.hypot,
@@ -108,8 +106,8 @@ def _keep(data, r):
 _SCALAR = {  # name: (function of (array, scalar), reflected)
     "_npi_add_scalar": (torch.add, False), "_npi_subtract_scalar": (torch.sub, False),
     "_npi_rsubtract_scalar": (lambda x, s: torch.sub(s, x), True), "_npi_multiply_scalar": (torch.mul, False),
-    "_npi_mod_scalar": (torch.remainder, False),
-    "_npi_rmod_scalar": (lambda x, s: torch.remainder(torch.full_like(x, s), x), True),
+    "_npi_mod_scalar": (_mxnet_mod, False),
+    "_npi_rmod_scalar": (lambda x, s: _rmod(s, x), True),
     "_npi_power_scalar": (torch.pow, False), "_npi_rpower_scalar": (lambda x, s: torch.pow(s, x), True),
     "_npi_maximum_scalar": (torch.clamp_min, False), "_npi_minimum_scalar": (torch.clamp_max, False),
 }
