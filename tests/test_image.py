@@ -69,6 +69,32 @@ def test_imdecode_accepts_numpy_and_ndarray():
     np.testing.assert_array_equal(image.imdecode(nd.array(buf.copy(), dtype="uint8")).asnumpy(), want)
 
 
+def test_np_mode_gives_np_arrays():
+    """Under npx.set_np() MXNet 1.9.1's mx.image reads, decodes and resizes through _npi_cvimread,
+    _npi_cvimdecode and _npi_cvimresize: mx.np.ndarray results (d2l's BananasDataset calls
+    ``imread(...).astype('float32').transpose(2, 0, 1)``, a NumPy-style transpose), and so are the
+    crops and augmenters that resize; the pixels are the same."""
+    from neogluon import np as mnp, npx
+    path = os.path.join(HERE, "images", "rgb.png")
+    want = EXPECTED["decode/rgb.png/1/1"]
+    npx.set_np()
+    try:
+        read, decoded = image.imread(path), image.imdecode(blob("rgb.png"))
+        for got in (read, decoded):
+            assert isinstance(got, mnp.ndarray)
+            np.testing.assert_array_equal(got.asnumpy(), want)
+        assert read.astype("float32").transpose(2, 0, 1).shape == (3,) + want.shape[:2]
+        resized = image.imresize(read, 5, 4)
+        assert isinstance(resized, mnp.ndarray) and resized.shape == (4, 5, 3)
+        for got in (image.resize_short(read, 4), image.fixed_crop(read, 0, 0, 3, 3, (5, 5)),
+                    image.ForceResizeAug((4, 4))(read)):
+            assert isinstance(got, mnp.ndarray)
+    finally:
+        npx.reset_np()
+    assert type(image.imread(path)) is nd.NDArray
+    np.testing.assert_array_equal(image.imresize(image.imread(path), 5, 4).asnumpy(), resized.asnumpy())
+
+
 def test_imdecode_errors():
     with pytest.raises(ValueError, match="buf must be of type bytes"):
         image.imdecode("not bytes")

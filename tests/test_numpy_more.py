@@ -165,3 +165,112 @@ def test_clip_method_takes_min_max_keywords():
     assert x.clip(max=1).tolist() == [-1.0, 1.0, 1.0]
     assert x.clip(0, 3).tolist() == [0.0, 2.0, 3.0]
     assert x.clip(None, 2).tolist() == [-1.0, 2.0, 2.0]
+
+
+# MXNet 1.9.1 promotes mixed dtypes in the arithmetic only: ``int32 + float32`` is float32, while the
+# comparisons, maximum/minimum, arctan2, hypot, copysign and ldexp infer one dtype for both inputs and raise
+# MXNetError ("Type inconsistent, Provided = int32, inferred type = float32" / "Incompatible attr in node at
+# 1-th input: expected int32, got float32"), the d2l book's ``(preds == Y)`` with int32 predictions and float32
+# labels among them (recorded with MXNet 1.9.1 for the pairs below).
+@pytest.mark.parametrize("pair,added", [(("int32", "float32"), "float32"), (("float32", "float16"), "float32"),
+                                        (("int32", "int64"), "int64"), (("bool", "float32"), "float32"),
+                                        (("uint8", "int32"), "int32")])
+def test_one_dtype_binary_operators_refuse_mixed_dtypes(np_mode, pair, added):
+    import neogluon as mx
+    x, y = np.array([1, 2]).astype(pair[0]), np.array([1, 3]).astype(pair[1])
+    for fn in (np.equal, np.not_equal, np.greater, np.greater_equal, np.less, np.less_equal, np.maximum,
+               np.minimum, np.arctan2, np.copysign, np.ldexp, lambda a, b: a == b, lambda a, b: a < b):
+        with pytest.raises(mx.MXNetError):
+            fn(x, y)
+    assert str(np.add(x, y).dtype) == added
+    assert (x == x).dtype == onp.bool_ and str(np.maximum(y, y).dtype) == pair[1]
+
+
+def test_zero_dim_array_has_no_len_and_iterates_to_nothing(np_mode):
+    """MXNet 1.9.1: ``len(np.array(2.0))`` raises TypeError('len() of unsized object') as NumPy does, and
+    ``list(np.array(2.0))`` is ``[]`` (d2l's bbox_to_rect hands 0-d arrays to matplotlib, which takes an
+    object whose len() raises TypeError as a scalar); a 1-d array iterates over 0-d arrays."""
+    a = np.array(2.0)
+    with pytest.raises(TypeError, match="len\\(\\) of unsized object"):
+        len(a)
+    assert list(a) == []
+    b = np.array([1.0, 2.0])
+    items = list(b)
+    assert len(b) == 2 and [type(v) for v in items] == [np.ndarray] * 2 and [float(v) for v in items] == [1.0, 2.0]
+    assert [list(row.shape) for row in np.ones((3, 2))] == [[2]] * 3
+
+
+def test_integer_array_compared_with_a_fractional_scalar_as_mxnet(np_mode):
+    """MXNet 1.9.1 (imperatively) casts the scalar to an integer array's dtype before comparing, C++'s cast:
+    truncated toward zero, then wrapped into the dtype (values recorded with MXNet 1.9.1); boolean and float
+    arrays compare with the scalar itself."""
+    a = np.array([-2, -1, 0, 1, 2], dtype="int32")
+    u = np.array([0, 1, 2, 3, 255], dtype="uint8")
+
+    def bits(x):
+        return "".join("1" if v else "0" for v in x.asnumpy())
+    assert [bits(r) for r in (a == 1.5, a != 1.5, a < 1.5, a <= 1.5, a > 1.5, a >= 1.5)] == \
+        ["00010", "11101", "11100", "11110", "00001", "00011"]
+    assert [bits(r) for r in (a == -1.5, a < -1.5, a >= -0.2, 1.5 > a, np.equal(a, 1.5), np.less(a, 0.5))] == \
+        ["01000", "10000", "00111", "11100", "00010", "11000"]
+    assert [bits(r) for r in (u == -1.5, u < 1.5, u == 0.5, u < 300.7, u > -0.2)] == \
+        ["00001", "10000", "10000", "11110", "01111"]
+    f = np.array([-2, -1, 0, 1.5, 2], dtype="float16")
+    b = np.array([True, False, True, False, True])
+    assert [bits(r) for r in (f == 1.5, f < -1.5, b == 0.5, b < 1.5)] == ["00010", "10000", "00000", "11111"]
+
+
+def test_arctan2_hypot_with_a_python_number(np_mode):
+    """A Python number meets the array in the array's float dtype (MXNet 1.9.1 runs _npi_arctan2_scalar /
+    _npi_hypot_scalar: a float16 array gives float16, values recorded with MXNet 1.9.1); only two arrays of
+    different dtypes are refused."""
+    import neogluon as mx
+    f = np.array([-3, -1, 0, 2, 5], dtype="float16")
+    for got, want in ((np.hypot(f, 2.5), [3.904, 2.693, 2.5, 3.201, 5.59]),
+                      (np.arctan2(f, 2.5), [-0.876, -0.381, 0.0, 0.675, 1.107])):
+        assert got.dtype == onp.float16
+        onp.testing.assert_allclose(got.asnumpy().astype(onp.float64), want, atol=2e-3)
+    b = np.array([True, False])
+    onp.testing.assert_allclose(np.hypot(b, 2.5).asnumpy(), [2.6925824, 2.5], rtol=1e-6)
+    assert np.arctan2(2.5, np.array([1.0], dtype="float64")).dtype == onp.float64
+    with pytest.raises(mx.MXNetError):
+        np.arctan2(f, np.array([1.0, 2, 3, 4, 5]))
+
+
+def test_clip_and_where_keep_an_integer_arrays_dtype(np_mode):
+    """MXNet 1.9.1 (values recorded there): clip of an integer array keeps its dtype, a value beyond a bound
+    becomes the bound cast to the dtype (legacy mx.nd.clip too); np.where with one Python number takes the
+    array's dtype (a boolean array's: float32)."""
+    import neogluon as mx
+    a = np.array([-3, 1, 5], dtype="int32")
+    for got in (np.clip(a, 0.5, 2.5), a.clip(0.5, 2.5)):
+        assert got.dtype == onp.int32 and got.tolist() == [0, 1, 2]
+    assert np.clip(a, None, 2.5).tolist() == [-3, 1, 2]
+    assert np.clip(np.array([-3, 1, 5], dtype="uint8"), 1.5, 300.7).tolist() == [253, 1, 5]
+    legacy = mx.nd.clip(mx.nd.array([0, 1, 250], dtype="uint8"), -1.5, 100.5)
+    assert legacy.dtype == onp.uint8 and legacy.asnumpy().tolist() == [0, 1, 100]
+    assert np.clip(np.array([-3.0, 1, 5]), 0.5, 2.5).tolist() == [0.5, 1.0, 2.5]
+    c = np.array([True, False, True])
+    for got, dtype, want in ((np.where(c, a, 0.5), "int32", [-3, 0, 5]), (np.where(c, 0.5, a), "int32", [0, 1, 0]),
+                             (np.where(c, np.array([1, 2, 3], dtype="int64"), -1), "int64", [1, -1, 3]),
+                             (np.where(c, np.array([1, 2, 3], dtype="float16"), 0.7), "float16",
+                              [1.0, 0.7001953125, 3.0]),
+                             (np.where(c, np.array([True, False, True]), 5), "float32", [1.0, 5.0, 1.0]),
+                             (np.where(c, 1.5, 2.5), "float32", [1.5, 2.5, 1.5])):
+        assert str(got.dtype) == dtype and got.tolist() == want
+
+
+def test_mod_by_zero_is_zero_as_mxnet(np_mode):
+    """MXNet 1.9.1's mod checks for a zero divisor and gives 0 (values recorded there): no nan for floats, no
+    division error for integers, in mx.np (arrays, scalars, reflected scalars) and in legacy mx.nd; a zero
+    result is +0 and the sign otherwise follows the divisor."""
+    import neogluon as mx
+    f, i = np.array([1.0, -2.0, 3.0]), np.array([1, -2, 3], dtype="int32")
+    assert (f % 0).tolist() == [0.0, 0.0, 0.0] and np.mod(f, np.array([0.0, 1.0, 0.0])).tolist() == [0.0] * 3
+    assert str(onp.asarray(np.mod(f, np.array([0.0, 1.0, 0.0])).asnumpy())[1]) == "0.0"
+    assert (2.5 % np.array([0.0, 1.0, 2.0])).tolist() == [0.0, 0.5, 0.5]
+    assert (i % 0).tolist() == [0, 0, 0] and np.mod(i, np.array([0, 1, 0], dtype="int32")).tolist() == [0, 0, 0]
+    assert (2 % np.array([0, 1, 2], dtype="int32")).tolist() == [0, 0, 0]
+    assert (2.5 % np.array([-3, -1, 0, 2, 5], dtype="int32")).tolist() == [-1, 0, 0, 0, 2]
+    assert (np.array([5.0, -5.0]) % 3).tolist() == [2.0, 1.0]
+    assert (mx.nd.array([1.0, 2.0]) % 0).asnumpy().tolist() == [0.0, 0.0]

@@ -24,6 +24,11 @@ def test_binary_matches_general(name, dl, dr):
                                                **{k: v + (None,) for k, v in multiarray.COMPARISONS.items()}}[name])
     if name in ("mod", "truediv", "pow") and "bool" in (dl, dr):
         return
+    if name in ("eq", "lt") and dl != dr:  # MXNet 1.9.1 compares arrays of one dtype only: both paths refuse
+        for path in (getattr(a, "__%s__" % name), lambda b: general(a, b)):
+            with pytest.raises(mx.MXNetError, match="incompatible input dtypes"):
+                path(b)
+        return
     got, want = getattr(a, "__%s__" % name)(b), general(a, b)
     assert type(got) is np.ndarray and got.dtype == want.dtype
     onp.testing.assert_array_equal(got.asnumpy(), want.asnumpy())

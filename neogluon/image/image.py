@@ -15,30 +15,43 @@ import torch
 from ..base import numeric_types
 from .. import ndarray as nd
 from ..ndarray import _internal
+from ..numpy.multiarray import as_np
+from ..np_mode import is_np_array
 
 __all__ = ["imread", "imresize", "imdecode", "scale_down", "copyMakeBorder", "resize_short", "fixed_crop",
            "random_crop", "center_crop", "color_normalize", "random_size_crop", "imrotate", "random_rotate"]
 
 
+def _cv(name, *args, **kwargs):
+    """Run OpenCV's operator ``name``; under ``npx.set_np()`` its NumPy twin (``_npi_cvimread``,
+    ...), which gives an ``mx.np.ndarray`` as MXNet's ``mx.image`` does there."""
+    if is_np_array():
+        return as_np(getattr(_internal, "_npi" + name)(*args, **kwargs))
+    return getattr(_internal, name)(*args, **kwargs)
+
+
 def imread(filename, *args, **kwargs):
-    """Read an image file into an HWC uint8 NDArray (``flag``: 1 colour, 0 gray; ``to_rgb``)."""
-    return _internal._cvimread(filename, *args, **kwargs)
+    """Read an image file into an HWC uint8 NDArray (``flag``: 1 colour, 0 gray; ``to_rgb``);
+    an ``mx.np.ndarray`` under ``npx.set_np()``."""
+    return _cv("_cvimread", filename, *args, **kwargs)
 
 
 def imresize(src, w, h, *args, **kwargs):
-    """Resize ``src`` (HWC) to ``w`` x ``h`` with OpenCV (``interp``, default 1 bilinear)."""
-    return _internal._cvimresize(src, w, h, *args, **kwargs)
+    """Resize ``src`` (HWC) to ``w`` x ``h`` with OpenCV (``interp``, default 1 bilinear); an
+    ``mx.np.ndarray`` under ``npx.set_np()``, so are the crops and augmenters that resize."""
+    return _cv("_cvimresize", src, w, h, *args, **kwargs)
 
 
 def imdecode(buf, *args, **kwargs):
-    """Decode an image (bytes, bytearray, a uint8 numpy array or NDArray) into an HWC uint8 NDArray."""
+    """Decode an image (bytes, bytearray, a uint8 numpy array or NDArray) into an HWC uint8 NDArray;
+    an ``mx.np.ndarray`` under ``npx.set_np()``."""
     if not isinstance(buf, nd.NDArray):
         if not isinstance(buf, (bytes, bytearray, np.ndarray)):
             raise ValueError("buf must be of type bytes, bytearray or numpy.ndarray,"
                              "if you would like to input type str, please convert to bytes")
         # wrapped as it is (one copy of the bytes; nd.array's conversions cost more than the copy)
         buf = nd.NDArray(torch.from_numpy(np.frombuffer(buf, dtype=np.uint8).copy()))
-    return _internal._cvimdecode(buf, *args, **kwargs)
+    return _cv("_cvimdecode", buf, *args, **kwargs)
 
 
 def scale_down(src_size, size):

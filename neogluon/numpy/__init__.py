@@ -162,8 +162,20 @@ less = _binary_fn("less", "_npi_less", "_npi_less_scalar", "_npi_greater_scalar"
 less_equal = _binary_fn("less_equal", "_npi_less_equal", "_npi_less_equal_scalar", "_npi_greater_equal_scalar")
 
 
+def _with_scalar(arr, scalar):
+    """An array and a Python number for an operator of two arrays of one dtype: the array in a float dtype (its
+    own, or float32) and the number as an array of that dtype (MXNet runs its ``_scalar`` operators there)."""
+    if arr.dtype.kind != "f":
+        arr = arr.astype("float32")
+    return arr, array(scalar, dtype=arr.dtype, ctx=arr.context)
+
+
 def _array_binary(name, op):
     def fn(x1, x2, out=None):
+        if isinstance(x1, _NDArray) and isinstance(x2, (int, float, _onp.number)):
+            return _call(op, _with_scalar(x1, x2), None, out)
+        if isinstance(x2, _NDArray) and isinstance(x1, (int, float, _onp.number)):
+            return _call(op, _with_scalar(x2, x1)[::-1], None, out)
         a = _arr(x1, x2 if isinstance(x2, _NDArray) else None)
         return _call(op, (a, _arr(x2, a)), None, out)
     fn.__name__ = name
@@ -223,6 +235,12 @@ def where(condition, x=None, y=None):
         return _call("_npi_where", (condition, x, y))  # broadcast and promoted by the operator
     ref = next((v for v in (condition, x, y) if isinstance(v, _NDArray)), None)
     c, a, b = (_arr(v, ref) for v in (condition, x, y))
+    # one Python number beside an array takes the array's dtype (MXNet's _npi_where_lscalar/_rscalar: int32 with
+    # 0.5 gives int32 0); beside a boolean array it stays float32
+    if isinstance(x, (int, float, _onp.number)) and isinstance(y, _NDArray) and y.dtype != _onp.bool_:
+        a = array(x, dtype=y.dtype, ctx=y.context)
+    elif isinstance(y, (int, float, _onp.number)) and isinstance(x, _NDArray) and x.dtype != _onp.bool_:
+        b = array(y, dtype=x.dtype, ctx=x.context)
     shape = _onp.broadcast_shapes(c.shape, a.shape, b.shape)
     a, b = add(a, zeros(shape, a.dtype, ctx=a.context)), add(b, zeros(shape, b.dtype, ctx=b.context))
     if a.dtype != b.dtype:

@@ -46,6 +46,19 @@ class ndarray(NDArray):  # pylint: disable=invalid-name
         g = getattr(self, "_grad", None)
         return None if g is None else _view(g._t)
 
+    def __len__(self):
+        """The size of the first axis; a 0-d array has none: TypeError, as NumPy's and MXNet's arrays (so
+        matplotlib, which asks ``len()`` of coordinates and catches TypeError, takes 0-d arrays as scalars)."""
+        if not self._t.dim():
+            raise TypeError("len() of unsized object")
+        return self._t.shape[0]
+
+    def __iter__(self):
+        """The sub-arrays along the first axis; none for a 0-d array (MXNet's iterates by indexing until
+        IndexError)."""
+        for i in range(self._t.shape[0] if self._t.dim() else 0):
+            yield self[i]
+
     def __repr__(self):
         s = repr(self.asnumpy())
         if self._t.dtype in (torch.float32, torch.int64, torch.bool):  # numpy does not print these dtypes ...

@@ -8,6 +8,7 @@ warns); ``broadcast_*`` broadcasts. On ties ``maximum``/``minimum`` give the gra
 the left operand, as MXNet does.
 """
 import functools
+import math
 
 import numpy as np
 import torch
@@ -204,8 +205,20 @@ def _check_dtypes(name, lhs, rhs):
 
 
 def _mxnet_mod(a, b):
-    """MXNet's ``mod``: the result has the sign of the divisor, like numpy's ``%``."""
-    return torch.remainder(a, b)
+    """MXNet's ``mod`` (``b`` an array or a number): the result has the sign of the divisor, like numpy's ``%``;
+    a zero divisor gives 0, as MXNet's kernel checks for it (no nan, no integer division error), and a zero
+    result is +0."""
+    if not isinstance(b, torch.Tensor):
+        if b == 0:
+            return torch.zeros_like(a)
+        r = torch.remainder(a, b)
+        return r + 0.0 if r.is_floating_point() else r
+    zero = b == 0
+    if a.is_floating_point() or b.is_floating_point():
+        r = torch.remainder(a, b)
+        return torch.where(zero, torch.zeros((), dtype=r.dtype), r) + 0.0
+    r = torch.remainder(a, torch.where(zero, torch.ones((), dtype=b.dtype), b))
+    return torch.where(zero, torch.zeros((), dtype=r.dtype), r)
 
 
 def _div(a, b):
@@ -357,7 +370,7 @@ def _rpow(s, x):
 
 
 def _rmod(s, x):
-    return torch.remainder(torch.full_like(x, s), x)
+    return _mxnet_mod(torch.full_like(x, s), x)
 
 
 _SCALAR = {
@@ -445,8 +458,16 @@ def where(condition, x, y):
 
 @register("clip", params=dict(a_min=Float(), a_max=Float()))
 def clip(data, *, a_min, a_max):
-    """Clip values into ``[a_min, a_max]`` (gradient passes inside the interval)."""
-    return torch.clamp(data, a_min, a_max)
+    """Clip values into ``[a_min, a_max]`` (gradient passes inside the interval). An integer array keeps its
+    dtype, as MXNet's: a value below ``a_min`` (compared as a float) becomes ``a_min`` cast to the dtype
+    (truncated: int32 clipped to [0.5, 2.5] gives 0 and 2), likewise above ``a_max``."""
+    if data.is_floating_point():
+        return torch.clamp(data, a_min, a_max)
+    out = data
+    for bound, beyond in ((a_min, torch.lt), (a_max, torch.gt)):
+        if math.isfinite(bound):
+            out = torch.where(beyond(data, bound), torch.tensor(int(bound)).to(data.dtype), out)
+    return out
 
 
 _grad_add = _make_elemwise("_grad_add", torch.add)

@@ -62,7 +62,7 @@ def _cv_output(img):
 
 
 @register("_cvimdecode", inputs=("buf",), differentiable=False,
-          params=dict(flag=Int(1), to_rgb=Bool(True)))
+          params=dict(flag=Int(1), to_rgb=Bool(True)), aliases=["_npi_cvimdecode"])
 def cvimdecode(buf, *, flag, to_rgb):
     """Decode a JPEG/PNG/... buffer (uint8) with OpenCV: HWC uint8, RGB unless ``to_rgb=0``,
     one channel when ``flag=0``."""
@@ -150,7 +150,7 @@ register_operator(_EachCall("_imdecode", imdecode_legacy, inputs=("mean",), diff
 
 
 @register("_cvimread", inputs=(), differentiable=False,
-          params=dict(filename=Str(), flag=Int(1), to_rgb=Bool(True)))
+          params=dict(filename=Str(), flag=Int(1), to_rgb=Bool(True)), aliases=["_npi_cvimread"])
 def cvimread(*, filename, flag, to_rgb):
     """Read and decode an image file with OpenCV (see ``_cvimdecode``)."""
     try:
@@ -220,7 +220,7 @@ def _resize_cubic_u8(img, w, h):
 
 
 @register("_cvimresize", inputs=("src",), differentiable=False,
-          params=dict(w=Int(), h=Int(), interp=Int(1)))
+          params=dict(w=Int(), h=Int(), interp=Int(1)), aliases=["_npi_cvimresize"])
 def cvimresize(src, *, w, h, interp):
     """Resize an HWC image to ``w`` x ``h`` with OpenCV's interpolation ``interp`` (0 nearest,
     1 bilinear, 2 bicubic, 3 area, 4 Lanczos)."""

@@ -4,18 +4,23 @@
 They differ from the legacy ``broadcast_*``/``_*_scalar`` operators as MXNet's do:
 
 * two arrays of different dtypes are promoted (bool < integers < floats, the wider one
-  wins: ``int32 + float16 -> float16``, ``int32 + int64 -> int64``), as MXNet's
-  ``_npi_*`` binary operators do; the legacy operators require equal dtypes;
+  wins: ``int32 + float16 -> float16``, ``int32 + int64 -> int64``) by the arithmetic
+  (``add``, ``subtract``, ``multiply``, ``mod``, ``power``, ``true_divide``), as MXNet's
+  do; the comparisons, ``maximum``/``minimum``, ``arctan2`` and ``hypot`` need one dtype
+  (``int32 == float32`` is an MXNetError in MXNet 1.9.1), as the legacy operators do;
 * an array with a scalar keeps the array's dtype (``int32 + 1.5`` is ``int32 + 1``), except
   that true division of integers gives float32 and a boolean array becomes int64 (an
   integer scalar) or float32;
-* comparisons give boolean arrays, not 0/1 in the input dtype;
+* comparisons give boolean arrays, not 0/1 in the input dtype; an integer array is compared
+  with the scalar cast to its dtype (``int32 == 1.5`` compares with 1, as MXNet 1.9.1 does);
 * functions of an integer array are computed in float32 and cast back (``np.exp`` of
   int32 is int32, as MXNet 1.9.1 gives).
 """
 import torch
 
 from .registry import Bool, Float, implementation, register
+from .elemwise import _mxnet_mod, _rmod
+from .shape import same_dtype
 
 __all__ = []
 
@@ -39,9 +44,6 @@ def _to_float(a):
     return a if a.is_floating_point() else a.to(_FLOAT)
 
 
-def _mod(a, b):
-    """numpy's (and MXNet's) modulo: the sign of the divisor."""
-    return torch.remainder(a, b)
 
 
 def _true_divide(a, b):
@@ -51,7 +53,7 @@ def _true_divide(a, b):
 
 _BINARY = {
     "_npi_add": torch.add, "_npi_subtract": torch.sub, "_npi_multiply": torch.mul,
-    "_npi_mod": _mod, "_npi_power": torch.pow, "_npi_maximum": torch.maximum, "_npi_minimum": torch.minimum,
+    "_npi_mod": _mxnet_mod, "_npi_power": torch.pow, "_npi_maximum": torch.maximum, "_npi_minimum": torch.minimum,
     "_npi_equal": torch.eq, "_npi_not_equal": torch.ne, "_npi_greater": torch.gt,
     "_npi_greater_equal": torch.ge, "_npi_less": torch.lt, "_npi_less_equal": torch.le,
     "_npi_arctan2": torch.atan2, "_npi_hypot": torch.hypot,
@@ -60,18 +62,28 @@ _BINARY = {
 }
 
 
-def _binary(fn):
+# MXNet 1.9.1 infers one dtype for both inputs of these (ElemwiseType): mixed dtypes are its MXNetError
+_ONE_DTYPE = {"_npi_maximum", "_npi_minimum", "_npi_equal", "_npi_not_equal", "_npi_greater", "_npi_greater_equal",
+              "_npi_less", "_npi_less_equal", "_npi_arctan2", "_npi_hypot"}
+
+
+def _binary(fn, name):
+    one_dtype = name in _ONE_DTYPE
+
     def impl(lhs, rhs):
         if lhs.dtype is rhs.dtype:
             return fn(lhs, rhs)
+        if one_dtype:
+            same_dtype(name, (lhs, rhs))
         return fn(*_promote(lhs, rhs))
-    impl.__doc__ = "NumPy-style broadcasting binary operation with MXNet's dtype promotion."
+    impl.__doc__ = ("NumPy-style broadcasting binary operation on inputs of one dtype." if one_dtype else
+                    "NumPy-style broadcasting binary operation with MXNet's dtype promotion.")
     impl.same_dtype_kernel = fn  # two arrays of one dtype: the torch function itself (Operator.same_dtype_kernel)
     return impl
 
 
 for _name, _fn in _BINARY.items():
-    register(_name, inputs=("lhs", "rhs"))(_binary(_fn))
+    register(_name, inputs=("lhs", "rhs"))(_binary(_fn, _name))
 
 
 @register("_npi_true_divide", inputs=("lhs", "rhs"))
@@ -94,8 +106,8 @@ def _keep(data, r):
 _SCALAR = {  # name: (function of (array, scalar), reflected)
     "_npi_add_scalar": (torch.add, False), "_npi_subtract_scalar": (torch.sub, False),
     "_npi_rsubtract_scalar": (lambda x, s: torch.sub(s, x), True), "_npi_multiply_scalar": (torch.mul, False),
-    "_npi_mod_scalar": (torch.remainder, False),
-    "_npi_rmod_scalar": (lambda x, s: torch.remainder(torch.full_like(x, s), x), True),
+    "_npi_mod_scalar": (_mxnet_mod, False),
+    "_npi_rmod_scalar": (lambda x, s: _rmod(s, x), True),
     "_npi_power_scalar": (torch.pow, False), "_npi_rpower_scalar": (lambda x, s: torch.pow(s, x), True),
     "_npi_maximum_scalar": (torch.clamp_min, False), "_npi_minimum_scalar": (torch.clamp_max, False),
 }
@@ -120,10 +132,21 @@ def _scalar_op(fn):
     return factory
 
 
+_INT64 = (-2 ** 63, 2 ** 63)
+
+
 def _compare_scalar(fn):
     def impl(data, *, scalar, is_int=True):
+        if data.is_floating_point() or data.dtype is torch.bool:
+            return fn(data, scalar)
+        # an integer array meets the scalar cast to its dtype, as MXNet's kernel (C++'s cast: truncated toward
+        # zero, then wrapped): int32 == 1.5 compares with 1, uint8 == -1.5 with 255
+        value = int(scalar)
+        if _INT64[0] <= value < _INT64[1]:
+            return fn(data, torch.tensor(value).to(data.dtype))
         return fn(data, scalar)
-    impl.__doc__ = "Comparison of an array with a scalar: a boolean array."
+    impl.__doc__ = ("Comparison of an array with a scalar (cast to an integer array's dtype, as MXNet's): a boolean "
+                    "array.")
     return impl
 
 

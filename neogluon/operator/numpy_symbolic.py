@@ -16,7 +16,7 @@ from ..base import torch_dtype
 from .registry import Bool, Float, Int, Shape, Str, Dtype, register
 from .random import _out_dtype, _check
 from .creation import device_of
-from .shape import IntOrNone
+from .shape import IntOrNone, same_dtype
 
 __all__ = []
 
@@ -225,15 +225,17 @@ def np_trace(data, *, offset, axis1, axis2):
 # ----------------------------------------------------------------------------- sign and exponent
 @register("_npi_copysign", inputs=("lhs", "rhs"))
 def npi_copysign(lhs, rhs):
-    """``np.copysign``: ``|lhs|`` with the sign of ``rhs`` (negative where ``rhs < 0``), in ``lhs``'s dtype."""
+    """``np.copysign``: ``|lhs|`` with the sign of ``rhs`` (negative where ``rhs < 0``); both of one dtype."""
+    same_dtype("_npi_copysign", (lhs, rhs))
     mag = lhs.abs()
     return torch.where(rhs < 0, -mag, mag)
 
 
 @register("_npi_ldexp", inputs=("lhs", "rhs"))
 def npi_ldexp(lhs, rhs):
-    """``np.ldexp``: ``lhs * 2**rhs`` (``2**rhs`` in ``rhs``'s dtype, then MXNet's promotion)."""
+    """``np.ldexp``: ``lhs * 2**rhs``, both of one dtype (``2**rhs`` in ``rhs``'s dtype, then MXNet's promotion)."""
     from .numpy_elemwise import _promote
+    same_dtype("_npi_ldexp", (lhs, rhs))
     power = torch.pow(2.0, rhs) if rhs.is_floating_point() else torch.pow(2, rhs)
     return torch.mul(*_promote(lhs, power))
 
