@@ -15,6 +15,7 @@ import neogluon as mx  # noqa: E402
 from neogluon.base import MXNetError  # noqa: E402
 from neogluon.gluon.model_zoo import vision  # noqa: E402
 import onnx_cases  # noqa: E402
+from zoo_inputs import zoo_side  # noqa: E402
 from onnx_nets import Encoder, LanguageModel, ort_run  # noqa: E402
 
 
@@ -70,7 +71,7 @@ def _params(net, seed=3):
 
 
 def _zoo(name, tmp_path, batch=1):
-    size = 299 if name.startswith("inception") else 224
+    size = zoo_side(name)
     net = vision.get_model(name)
     net.initialize()
     net.hybridize()

@@ -20,6 +20,7 @@ from neogluon import nd
 from neogluon.cli import main as cli_main
 from neogluon.executor.torch_export import export_torch, identifier, class_name
 from neogluon.gluon.model_zoo import vision
+from zoo_inputs import zoo_side
 
 from export_torch_models import BertEncoder, LSTMLanguageModel
 
@@ -211,7 +212,8 @@ ZOO = sorted(vision._models)  # pylint: disable=protected-access
 def _zoo_shape(name):
     if name in FAST_ZOO:
         return FAST_ZOO[name]
-    return (2, 3, 299, 299) if name.startswith("inception") else (2, 3, 224, 224)
+    side = zoo_side(name)
+    return (2, 3, side, side)
 
 
 @pytest.mark.parametrize("name", [n if n in FAST_ZOO else pytest.param(n, marks=pytest.mark.slow) for n in ZOO])
