@@ -38,6 +38,12 @@ WORKFLOWS = np.load(os.path.join(FIXTURES, "workflows.npz"))
 # runs of MXNet itself gave a trained ResNet's outputs 25% apart (its kernels' summation order)
 LOOSE = {"loss_step0": 1e-4, "loss_step1": 5e-2, "exported": 1e-4, "direct": 1e-4, "distillation": 1e-4,
          "evaluated": 1e-4}
+# images GluonCV's transforms warp with cv2.warpAffine alone (no neogluon code but asnumpy): a
+# pixel may come out one grey level apart between OpenCV builds (MXNet's fixtures: 4.8; the
+# clients' environment: 4.11) and, within one build, between runs (CI once saw CenterNet's val
+# image differ, a sampled pixel by one grey level and the sum by 0.1%; five reruns did not):
+# (rtol, atol) per element, atol two grey levels after the mean/std normalization
+WARPED = {"val_image": (2e-3, 2 / 255 / 0.224)}
 
 
 def _run(case, cases=gluoncv_client_cases, expected=EXPECTED):
@@ -51,6 +57,10 @@ def _run(case, cases=gluoncv_client_cases, expected=EXPECTED):
         assert value.shape == want.shape, "%s/%s: shape %s, MXNet %s" % (case, name, value.shape, want.shape)
         if name.endswith(gluoncv_client_cases.EXACT) or value.dtype == np.bool_:
             np.testing.assert_array_equal(value, want, err_msg="%s/%s" % (case, name))
+            continue
+        if name in WARPED:
+            rtol, atol = WARPED[name]
+            np.testing.assert_allclose(value, want, rtol=rtol, atol=atol, err_msg="%s/%s" % (case, name))
             continue
         tol = LOOSE.get(name, 1e-5)
         np.testing.assert_allclose(value.astype(np.float64), want.astype(np.float64), rtol=tol,
