@@ -44,8 +44,6 @@ def _to_float(a):
     return a if a.is_floating_point() else a.to(_FLOAT)
 
 
-
-
 def _true_divide(a, b):
     return torch.true_divide(_to_float(a), b) if not (a.is_floating_point() or b.is_floating_point()) \
         else torch.true_divide(a, b)
