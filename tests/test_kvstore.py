@@ -144,12 +144,48 @@ def test_arrays_keep_their_cpu_device_id():
     assert a.context == mx.cpu(1) and a.copy().context == mx.cpu(1)
     b = a.as_in_context(mx.cpu(0))
     assert b.context == mx.cpu(0) and b is not a and a.as_in_context(mx.cpu(1)) is a
-    assert (a + 1).context == mx.cpu(0)  # an operator's result, outside any device scope
+    assert (a + 1).context == mx.cpu(1)  # an operator's result: its first input's context (MXNet 1.9.1)
     with mx.cpu(1):
-        assert (b + 1).context == mx.cpu(1) and mx.nd.zeros((2,)).context == mx.cpu(1)
+        assert (b + 1).context == mx.cpu(0) and mx.nd.zeros((2,)).context == mx.cpu(1)
         assert b.context == mx.cpu(0)  # a copy made for cpu(0) says so
     assert [x.context for x in gluon.utils.split_and_load(np.ones((4, 2)), [mx.cpu(0), mx.cpu(1)])] == \
         [mx.cpu(0), mx.cpu(1)]
     p = gluon.Parameter("w", shape=(2,))
     p.initialize(ctx=[mx.cpu(0), mx.cpu(1)])
     assert [d.context for d in p.list_data()] == [mx.cpu(0), mx.cpu(1)]
+
+
+def test_operator_results_keep_cpu_k():
+    """An operator's result reports its first input's ``cpu(k)``, and creation functions their
+    ``ctx``, imperative and through mx.np (each context below is what MXNet 1.9.1 printed);
+    results of ``cpu_shared``/``cpu_pinned`` arrays are ``cpu(0)`` there."""
+    from neogluon import autograd, npx
+    a = mx.nd.ones((2, 3), ctx=mx.cpu(1))
+    got = [a + 1, mx.nd.relu(a), a.sum(), a * a, a.T, a[0], a.reshape((3, 2)), a.copy(), mx.nd.dot(a, a.T),
+           mx.nd.split(a, 3, axis=1)[0], mx.nd.zeros_like(a), mx.nd.concat(a, a, a, a, dim=0),
+           a + mx.nd.ones((2, 3)), mx.nd.random.uniform(shape=(2,), ctx=mx.cpu(1))]
+    assert [str(x.context) for x in got] == ["cpu(1)"] * len(got)
+    assert mx.nd.random.normal(0, 1, shape=(2,), ctx=mx.cpu(3)).context == mx.cpu(3)
+    s = mx.nd.ones((2, 3), ctx=mx.Context("cpu_shared", 0))
+    p = mx.nd.ones((2, 3), ctx=mx.cpu_pinned(0))
+    assert [str(x.context) for x in (s, s + 1, s.sum(), p, p + 1)] == \
+        ["cpu_shared(0)", "cpu(0)", "cpu(0)", "cpu_pinned(0)", "cpu(0)"]
+    with mx.cpu(2):
+        b = mx.nd.ones((2,))
+        assert b.context == mx.cpu(2) and (a + 1).context == mx.cpu(1)
+    assert b.context == mx.cpu(2) and (b + 1).context == mx.cpu(2)
+    npx.set_np()
+    try:
+        x = mx.np.ones((2, 3), ctx=mx.cpu(1))
+        got = [x, x + 1, mx.np.exp(x), x.sum(), x[0], x.reshape(3, 2), mx.np.dot(x, x.T),
+               mx.np.zeros((2,), ctx=mx.cpu(1)), mx.np.arange(3, ctx=mx.cpu(1)), mx.np.array([1, 2], ctx=mx.cpu(1)),
+               mx.np.split(x, 3, axis=1)[1], npx.relu(x), mx.np.full((2,), 3, ctx=mx.cpu(1)),
+               mx.np.eye(2, ctx=mx.cpu(1)), mx.np.random.uniform(size=(2,), ctx=mx.cpu(1)), x.detach()]
+        assert [str(y.context) for y in got] == ["cpu(1)"] * len(got)
+        x.attach_grad()
+        with autograd.record():
+            y = (x * 2).sum()
+        y.backward()
+        assert x.grad.ctx == mx.cpu(1) and y.ctx == mx.cpu(1)
+    finally:
+        npx.reset_np()

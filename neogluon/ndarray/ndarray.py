@@ -119,9 +119,9 @@ class NDArray:
         one machine uses): an array copied to ``cpu(k)`` keeps that Context in ``_ctx``, and an
         array made on the CPU while ``with mx.cpu(k):`` is open (as Blocks do around their
         forward when their input is on ``cpu(k)``) reports ``cpu(k)``, so each Block picks its
-        Parameters' copy of ``cpu(k)``; a Block's outputs keep it (gluon/block.py). Not carried:
-        an operator called outside any Block on ``cpu(k)`` arrays gives an array reporting
-        ``cpu(0)`` (MXNet: ``cpu(k)``); its data is the same."""
+        Parameters' copy of ``cpu(k)``; a Block's outputs keep it (gluon/block.py), and an
+        operator's results their first input's (``registry.placed_like``). An array made on
+        ``cpu(0)`` before the ``with`` block reports ``cpu(k)`` inside it (MXNet: ``cpu(0)``)."""
         ctx = getattr(self, "_ctx", None)
         if ctx is not None:
             return ctx

@@ -17,6 +17,7 @@ import torch
 from ..base import MXNetError, numeric_types, np_type, torch_dtype
 from ..context import as_context, current_context
 from ..ndarray import NDArray
+from ..ndarray.ndarray import placed
 from ..ndarray import indexing as _indexing
 from ..operator import registry
 from ..symbol import Symbol as _Symbol
@@ -44,7 +45,7 @@ class ndarray(NDArray):  # pylint: disable=invalid-name
     def grad(self):
         """The gradient buffer, as an ``mx.np.ndarray`` over the same memory."""
         g = getattr(self, "_grad", None)
-        return None if g is None else _view(g._t)
+        return None if g is None else _view(g._t, g)
 
     def __len__(self):
         """The size of the first axis; a 0-d array has none: TypeError, as NumPy's and MXNet's arrays (so
@@ -113,7 +114,7 @@ class ndarray(NDArray):  # pylint: disable=invalid-name
         return as_np(NDArray.copy(self))
 
     def detach(self):
-        return _view(self._t.detach())
+        return _view(self._t.detach(), self)
 
     def as_in_context(self, context):
         return as_np(NDArray.as_in_context(self, context))
@@ -217,9 +218,14 @@ for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum",
     setattr(ndarray, _name, None)  # filled in by mx.np (the functions bind the array as their first argument)
 
 
-def _view(t):
+def _view(t, like=None):
+    """An ``mx.np.ndarray`` of tensor ``t``; ``like``: the array whose context it reports
+    (a ``cpu(k)`` lives in ``_ctx``, see ``ndarray.placed``)."""
     a = _new(ndarray)
     a._t = t
+    ctx = getattr(like, "_ctx", None)
+    if ctx is not None:
+        a._ctx = ctx
     return a
 
 
@@ -394,7 +400,8 @@ ndarray.__div__, ndarray.__rdiv__ = ndarray.__truediv__, ndarray.__rtruediv__
 def array(object, dtype=None, ctx=None, device=None):  # pylint: disable=redefined-builtin
     """``mx.np.array``: a copy of any array-like; Python numbers and lists give float32
     (MXNet's default dtype), a NumPy array or an ``mx`` array keeps its dtype."""
-    dev = as_context(device or ctx or current_context()).torch_device
+    ctx = as_context(device or ctx or current_context())
+    dev = ctx.torch_device
     if isinstance(object, NDArray):
         t = object._t.detach()
         dt = t.dtype if dtype is None else torch_dtype(dtype)
@@ -408,7 +415,7 @@ def array(object, dtype=None, ctx=None, device=None):  # pylint: disable=redefin
                 dtype = "float32"
         dt = torch_dtype(dtype)
         t = torch.from_numpy(_onp.ascontiguousarray(src).reshape(src.shape))
-    return _view(t.to(device=dev, dtype=dt, copy=True))
+    return placed(_view(t.to(device=dev, dtype=dt, copy=True)), ctx)
 
 
 def _as_np_ndarray(self):
@@ -417,7 +424,7 @@ def _as_np_ndarray(self):
     this memory rather than handed over (see ``autograd.GradBuffer``)."""
     if hasattr(self, "_viewed"):
         self._viewed = True
-    return _view(self._t)
+    return _view(self._t, self)
 
 
 NDArray.as_np_ndarray = _as_np_ndarray

@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 from ..base import MXNetError, _Null, np_dtype
+from ..context import Context as _Context
 from ..core import ACTIVE as _ACTIVE, STATE as _STATE, TRACING as _TRACING
 
 __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQUIRED",
@@ -580,8 +581,12 @@ class Operator:
         if out is None and type(res) is _Tensor:  # pylint: disable=unidiomatic-typecheck
             arr = _new(_ARRAY)
             arr._t = res
-            return arr
-        return _WRAP(res, out)
+            res = arr
+        else:
+            res = _WRAP(res, out)
+        if _Context.several_cpus and out is None:
+            return placed_like(res, inputs, entry)
+        return res
 
     def write_into(self, entry, inputs, out):
         """The kernel writing its result into ``out``'s memory itself (``Operator.into``), as
@@ -812,15 +817,42 @@ _KERNEL = """
     except Exception as _err:  # pylint: disable=broad-except
         raise _op.explain(_entry.attrs, [{ts}], _err) from None"""
 # a kernel known to give one tensor: it goes straight into the new array
+# (a result of arrays on ``cpu(k)``, k > 0, reports ``cpu(k)``: see :func:`placed_like`)
+_PLACED = """
+    if _Context.several_cpus:
+        return _placed_like({res}, ({args},))"""
 _ONE_RESULT = """
-    _arr = _new(_ARRAY)""" + _KERNEL.format(target="_arr._t", call="{call}", ts="{ts}") + """
+    _arr = _new(_ARRAY)""" + _KERNEL.format(target="_arr._t", call="{call}", ts="{ts}") + _PLACED.format(
+    res="_arr", args="{args}") + """
     return _arr"""
 _ANY_RESULT = _KERNEL.format(target="_res", call="{call}", ts="{ts}") + """
     if _res.__class__ is _Tensor:  # a tensor (no type() call), else several outputs
         _arr = _new(_ARRAY)
-        _arr._t = _res
-        return _arr
+        _arr._t = _res""" + _PLACED.format(res="_arr", args="{args}").replace("\n    ", "\n        ") + """
+        return _arr""" + _PLACED.format(res="_WRAP(_res, None)", args="{args}") + """
     return _WRAP(_res, None)"""
+
+
+def placed_like(res, inputs, entry=None):
+    """``res`` (an array or a list of them) reporting the context MXNet gives an operator's
+    results: the first input's, when it is a CPU context the input holds (``cpu(k)``: torch has
+    one CPU, the Context lives in the array's ``_ctx``, see ``ndarray.placed``), or for an operator
+    without inputs the ``ctx`` attribute it was called with (``mx.np.ones(..., ctx=cpu(1))``).
+    Results of ``cpu_shared``/``cpu_pinned`` inputs are ``cpu(0)``, as MXNet's. Only called
+    once a ``cpu(k)`` exists (``Context.several_cpus``)."""
+    ctx = getattr(inputs[0], "_ctx", None) if inputs else None
+    if ctx is None and not inputs and entry is not None:
+        name = entry.attrs.get("ctx") if isinstance(entry.attrs, dict) else None
+        if isinstance(name, str) and name.startswith("cpu(") and name != "cpu(0)":
+            ctx = _Context("cpu", int(name[4:-1]))
+    if ctx is None or ctx.device_type != "cpu":  # (an input's cpu(0) too: not the ``with`` block's)
+        return res
+    for r in (res if res.__class__ is list or res.__class__ is tuple else (res,)):
+        try:
+            r._ctx = ctx  # pylint: disable=protected-access
+        except AttributeError:  # a result that is not an array (a shape, a number)
+            pass
+    return res
 
 
 def run_source(args, indent="    ", kernel="_kernel", one=False, op="_op", entry="_entry", call=None,
@@ -838,7 +870,7 @@ def run_source(args, indent="    ", kernel="_kernel", one=False, op="_op", entry
     they never meet an operator's argument names."""
     ts = ["_t%d" % i for i in range(len(args))]
     result = (_ONE_RESULT if one else _ANY_RESULT).format(
-        call=call or "%s(%s)" % (kernel, ", ".join(ts)), ts=", ".join(ts))
+        call=call or "%s(%s)" % (kernel, ", ".join(ts)), ts=", ".join(ts), args=", ".join(args))
     src = _RUN_BODY.format(
         hook=_HOOK.format(args=", ".join(args)) if traced else "", args=", ".join(args), ts=", ".join(ts), get=", ".join("%s._t" % x for x in args),
         grad=" or ".join("%s.requires_grad" % t for t in ts), detach=", ".join("%s.detach()" % t for t in ts),
@@ -851,7 +883,7 @@ def run_source(args, indent="    ", kernel="_kernel", one=False, op="_op", entry
 def run_scope():
     """The globals :func:`run_source`'s code reads (call after :func:`set_array_type`)."""
     return {"_ACTIVE": _ACTIVE, "_TRACING": _TRACING, "_STATE": _STATE, "_Tensor": _Tensor, "_type": type,
-            "_new": _new, "_ARRAY": _ARRAY, "_WRAP": _WRAP}
+            "_new": _new, "_ARRAY": _ARRAY, "_WRAP": _WRAP, "_Context": _Context, "_placed_like": placed_like}
 
 
 _BINDERS = {}  # (input count, mode-dependent, same-dtype kernel, one result) -> bind
