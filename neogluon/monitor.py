@@ -1,23 +1,20 @@
 """``mx.monitor.Monitor`` (``mx.mon``): statistics of every intermediate output, MXNet 1.9.1's way.
 
-Between ``tic()`` and ``toc()`` of every ``interval``-th batch, each installed executor's
-forward also reports its node outputs (``fc1_output``, ...), and ``toc`` adds its arguments and
-auxiliary states; ``stat_func`` (default ``norm(x)/sqrt(x.size)``) is applied to each array whose
-name matches ``pattern``, and ``toc`` returns ``(step, name, "<values>\\t")`` rows (sorted by name
-with ``sort``), which ``toc_print`` logs as MXNet does.
-
-neogluon's executor runs its graph as one compiled function, so the node outputs are computed
-by a second executor of ``symbol.get_internals()`` bound to the same arguments (and to copies of
-the auxiliary states, so BatchNorm's statistics are updated once), right after the monitored
-forward. Random operators (Dropout) therefore draw a different mask for the monitor than for
-the real forward, and ``monitor_all`` reports the outputs only (not each node's inputs).
+Between ``tic()`` and ``toc()`` of every ``interval``-th batch, each installed executor reports
+through its monitor callback (``Executor.set_monitor_callback``, executor/monitored.py) every
+node's outputs in the forward (``fc1_output``, ...) and the gradients each operator hands its
+arguments in the backward (``fc1_backward_output0``, ...); ``toc`` adds the executors' arguments
+and auxiliary states. ``stat_func`` (default ``norm(x)/sqrt(x.size)``) is applied to each array
+whose name matches ``pattern``, and ``toc`` returns ``(step, name, "<values>\\t")`` rows (sorted by
+name with ``sort``), which ``toc_print`` logs as MXNet does.
 """
+import ctypes
 import logging
 import re
 from math import sqrt
 
 from . import ndarray
-from . import symbol as _sym
+from .base import py_str
 from .ndarray import NDArray
 
 __all__ = ["Monitor"]
@@ -25,25 +22,6 @@ __all__ = ["Monitor"]
 
 def _default_stat(x):
     return ndarray.norm(x) / sqrt(x.size)
-
-
-class _InternalsProbe:
-    """An executor of the op nodes' outputs of ``exe``'s symbol, sharing ``exe``'s arguments."""
-
-    def __init__(self, exe):
-        internals = exe._symbol.get_internals()  # pylint: disable=protected-access
-        inputs = set(exe._symbol.list_inputs())  # pylint: disable=protected-access
-        self.names = [n for n in internals.list_outputs() if n not in inputs]
-        group = _sym.Group([internals[n] for n in self.names])
-        self.aux = {n: a.copy() for n, a in exe.aux_dict.items()}
-        self.exe = group.bind(exe._ctx, dict(exe.arg_dict), grad_req="null",  # pylint: disable=protected-access
-                              aux_states={n: self.aux[n] for n in group.list_auxiliary_states()})
-        self.source = exe
-
-    def run(self, is_train):
-        for name, arr in self.aux.items():
-            self.source.aux_dict[name].copyto(arr)
-        return zip(self.names, self.exe.forward(is_train=is_train))
 
 
 class Monitor:
@@ -61,25 +39,17 @@ class Monitor:
         self.monitor_all = monitor_all
 
     def stat_helper(self, name, array):
-        """Record ``stat_func(array)`` under ``name`` while active and when ``name`` matches."""
+        """The executors' callback: record ``stat_func`` of the array behind the handle under
+        ``name`` (bytes) while active and when ``name`` matches."""
+        name = py_str(name)
         if not self.activated or not self.re_prog.match(name):
             return
+        array = NDArray(ctypes.cast(array, ctypes.c_void_p), writable=False)  # MXNet: NDArrayHandle
         self.queue.append((self.step, name, self.stat_func(array)))
 
     def install(self, exe):
         """Monitor executor ``exe`` (Module.install_monitor installs on each of its executors)."""
-        forward = exe.forward
-        probe = []
-
-        def monitored_forward(is_train=False, **kwargs):
-            outputs = forward(is_train=is_train, **kwargs)
-            if self.activated:
-                if not probe:
-                    probe.append(_InternalsProbe(exe))
-                for name, arr in probe[0].run(is_train):
-                    self.stat_helper(name, arr)
-            return outputs
-        exe.forward = monitored_forward
+        exe.set_monitor_callback(self.stat_helper, self.monitor_all)
         self.exes.append(exe)
 
     def tic(self):

@@ -246,6 +246,100 @@ def test_monitor_rows_match_mxnet(caplog):
                                "Batch:       3 softmax_output                 0.33333334\t"]
 
 
+def _monitored_net():
+    data = mx.sym.var("data")
+    c = mx.sym.Convolution(data, kernel=(3, 3), num_filter=4, no_bias=True, name="conv1")
+    bn = mx.sym.BatchNorm(c, name="bn1")
+    a = mx.sym.Activation(bn, act_type="relu", name="relu1")
+    s = mx.sym.elemwise_add(a, c, name="add1")
+    p = mx.sym.Pooling(s, kernel=(2, 2), stride=(2, 2), pool_type="max", name="pool1")
+    fc = mx.sym.FullyConnected(mx.sym.Flatten(p, name="flat1"), num_hidden=3, name="fc1")
+    net = mx.sym.SoftmaxOutput(fc, name="softmax")
+    rng = np.random.RandomState(0)
+    x, y = rng.rand(4, 2, 6, 6).astype("float32"), np.arange(4) % 3
+    mod = mx.mod.Module(net, context=mx.cpu())
+    mod.bind([("data", x.shape)], [("softmax_label", y.shape)], inputs_need_grad=True)
+    mod.init_params(mx.init.Constant(0.1))
+    args, auxs = mod.get_params()
+    mod.set_params({k: mx.nd.array(rng.uniform(-0.5, 0.5, v.shape)) for k, v in args.items()}, auxs)
+    mod.init_optimizer()
+    return mod, mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)])
+
+
+# Monitor(1) around forward_backward + update of _monitored_net, MXNet 1.9.1 (`/tmp/mon4.py` of the
+# 2026-12-07 session); left out: its graph-internal rows (bn1_mean, bn1_var, pool1_workspace,
+# zeros_without_dtype_output) and softmax_backward_output1, the label's unwritten gradient (5.07e-43)
+_MONITOR_ROWS = [
+    ("conv1_output", 0.81439936), ("bn1_output", 1.0211785), ("relu1_output", 0.78207624),
+    ("add1_output", 1.1077698), ("pool1_output", 1.505514), ("flat1_output", 1.505514),
+    ("fc1_output", 2.4694219), ("softmax_output", 0.53871226), ("softmax_backward_output0", 0.5726672),
+    ("fc1_backward_output0", 0.29565778), ("fc1_backward_output1", 1.8416754),
+    ("fc1_backward_output2", 1.2084265), ("flat1_backward_output", 0.29565778),
+    ("pool1_backward_output", 0.14782889), ("relu1_backward_output", 0.14742054),
+    ("bn1_backward_output0", 0.426177), ("bn1_backward_output1", 0.0), ("bn1_backward_output2", 2.0999475),
+    ("sum_grad_output", 0.56436646), ("conv1_backward_output0", 0.63498324),
+    ("conv1_backward_output1", 1.6034659), ("data", 0.57982653), ("conv1_weight", 0.28859958),
+    ("bn1_gamma", 1.0), ("bn1_beta", 0.22762352), ("fc1_weight", 0.30535433), ("fc1_bias", 0.41697523),
+    ("softmax_label", 1.118034), ("bn1_moving_mean", 0.074208), ("bn1_moving_var", 0.9112596)]
+
+
+def test_monitor_reports_backward_gradients_as_mxnet():
+    """Forward outputs, each operator's argument gradients (elemwise_add has no gradient node in
+    MXNet's graph; conv1's output, used twice, adds its gradients in ``sum_grad``), then the
+    arguments and auxiliary states, in MXNet 1.9.1's order and values; the monitored step trains
+    as an unmonitored one."""
+    mod, batch = _monitored_net()
+    plain, _ = _monitored_net()
+    mon = mx.mon.Monitor(1, pattern=".*")
+    mod.install_monitor(mon)
+    mon.tic()
+    mod.forward_backward(batch)
+    plain.forward_backward(batch)
+    np.testing.assert_allclose(mod.get_input_grads()[0].asnumpy(), plain.get_input_grads()[0].asnumpy(), rtol=1e-5,
+                               atol=1e-7)
+    mod.update()
+    rows = [(k, float(v)) for _, k, v in mon.toc()]
+    assert [k for k, _ in rows if k != "softmax_backward_output1"] == [k for k, _ in _MONITOR_ROWS]
+    np.testing.assert_allclose([v for k, v in rows if k != "softmax_backward_output1"],
+                               [v for _, v in _MONITOR_ROWS], rtol=2e-5, atol=1e-7)
+    plain.update()
+    for (name, a), b in zip(sorted(mod.get_params()[0].items()), (v for _, v in sorted(plain.get_params()[0].items()))):
+        np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-5, atol=1e-7, err_msg=name)
+
+
+def test_executor_monitor_callback_gets_mxnet_handles():
+    """``set_monitor_callback(cb)``: ``cb(name_bytes, handle)``, the array read as MXNet's callbacks
+    read it (``NDArray(ctypes.cast(handle, NDArrayHandle))``), valid while the callback runs; with
+    ``monitor_all`` each node's inputs come first."""
+    import ctypes
+    data = mx.sym.var("data")
+    net = mx.sym.Activation(mx.sym.FullyConnected(data, num_hidden=2, name="fc"), act_type="tanh", name="act")
+    exe = net.simple_bind(mx.cpu(), data=(3, 4))
+    for k, arr in enumerate(exe.arg_arrays):
+        arr[:] = np.arange(arr.size).reshape(arr.shape) / (10.0 + k)
+    seen = []
+
+    def callback(name, handle):
+        arr = mx.nd.NDArray(ctypes.cast(handle, mx.base.NDArrayHandle), writable=False)
+        seen.append((mx.base.py_str(name), arr.asnumpy().copy()))
+    exe.set_monitor_callback(callback, monitor_all=True)
+    out = exe.forward(is_train=True)[0].asnumpy()
+    exe.backward(mx.nd.ones((3, 2)))
+    assert [n for n, _ in seen] == ["fc_data", "fc_weight", "fc_bias", "fc_output", "act_data", "act_output",
+                                    "act_backward_output", "fc_backward_output0", "fc_backward_output1",
+                                    "fc_backward_output2"]
+    got = dict(seen)
+    np.testing.assert_allclose(got["act_output"], out)
+    np.testing.assert_allclose(got["act_backward_output"], 1 - out ** 2, rtol=1e-6)
+    np.testing.assert_allclose(got["fc_backward_output1"], exe.grad_dict["fc_weight"].asnumpy(), rtol=1e-6)
+    with pytest.raises(mx.base.MXNetError, match="handle"):
+        mx.nd.NDArray(ctypes.c_void_p(12345))
+    exe.set_monitor_callback(None)
+    seen.clear()
+    exe.forward()
+    assert seen == []
+
+
 # ----------------------------------------------------------------------------- SequentialModule, PythonLossModule
 @pytest.mark.parametrize("case", ["python_loss", "two_modules"])
 def test_sequential_module_fit_matches_mxnet(case):

@@ -105,6 +105,28 @@ class CompiledGraph:
         except Exception as e:  # pylint: disable=broad-except
             raise self.diagnose(tensors, is_train, e) from None
 
+    def run_nodes(self, tensors, is_train, before=None, after=None):
+        """The graph run node by node, as MXNet's executor runs it with a monitor callback or
+        op hook installed (the generated function runs it in one piece): ``before(node, ins)``
+        is called with each operator node's input tensors and returns the ones to use (the
+        same list, or aliases of them), ``after(node, outs)`` with its output tensors. The
+        caller sets torch's grad mode. Returns the graph's output tensors."""
+        overrides = self._infer_deferred(tensors) if self.deferred else {}
+        values = {(id(n), 0): t for n, t in zip(self.inputs, tensors)}
+        for node in self.order:
+            if node.op is None:
+                continue
+            ins = [values[(id(s), i)] for s, i, _ in node.inputs]
+            if before is not None:
+                ins = before(node, ins)
+            res = node.op.run(overrides.get(id(node), node.parsed), ins, is_train)
+            res = [res] if isinstance(res, torch.Tensor) else list(res)
+            for i, r in enumerate(res):
+                values[(id(node), i)] = r
+            if after is not None:
+                after(node, res)
+        return [values[(id(n), i)] for n, i in self.symbol._outputs]
+
     # ------------------------------------------------------------------ code generation
     def _build(self, is_train, overrides, fold=True):
         scope = {}

@@ -14,6 +14,7 @@ from ..context import as_context, current_context
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
 from .compiler import compile_graph
+from .monitored import MonitoredRun
 from .work import work
 
 __all__ = ["Executor", "bind", "simple_bind"]
@@ -45,6 +46,8 @@ class Executor:
         self._leaves = None
         self._tiny = None
         self._output_arrays = None
+        self._monitor = None  # (callback, monitor_all): set_monitor_callback
+        self._monitored = None  # the MonitoredRun of the last forward, while a monitor is set
 
     @property
     def outputs(self):
@@ -84,17 +87,24 @@ class Executor:
         # after a forward that records nothing (also when it raises), else after backward
         began = _threads.adapt(self._tiny, id(self))
         tensors = [a._t for a in self._inputs]
+        self._monitored = None if self._monitor is None else MonitoredRun(self._compiled, *self._monitor)
         if is_train and self._grad_pos:
             tensors = [t.detach() for t in tensors]
             for k in self._grad_pos:
                 tensors[k].requires_grad_(True)
-            with torch.enable_grad():
-                outs = self._compiled(tensors, True)
+            if self._monitored is not None:
+                outs = self._monitored.forward(tensors, True, record=True)
+            else:
+                with torch.enable_grad():
+                    outs = self._compiled(tensors, True)
             self._leaves = [tensors[k] for k in self._grad_pos]
         else:
             try:
-                with torch.no_grad():
-                    outs = self._compiled(tensors, bool(is_train))
+                if self._monitored is not None:
+                    outs = self._monitored.forward(tensors, bool(is_train), record=False)
+                else:
+                    with torch.no_grad():
+                        outs = self._compiled(tensors, bool(is_train))
             finally:
                 if began:
                     _threads.release()
@@ -119,7 +129,10 @@ class Executor:
         names = [self._compiled.input_names[k] for k in self._grad_pos]
         if heads:
             try:
-                res = torch.autograd.grad(heads, self._leaves, grads, retain_graph=True, allow_unused=True)
+                if self._monitored is not None:
+                    res = self._monitored.backward(heads, grads, self._leaves)
+                else:
+                    res = torch.autograd.grad(heads, self._leaves, grads, retain_graph=True, allow_unused=True)
             except RuntimeError as e:
                 raise MXNetError("backward failed: %s" % str(e).split("\n")[0]) from None
         else:
@@ -128,6 +141,14 @@ class Executor:
             for name, g in zip(names, res):
                 _deliver(self.grad_dict[name], g, self._grad_req[name])
         _threads.release()  # a tiny graph's work is done: the load's number of threads again
+
+    def set_monitor_callback(self, callback, monitor_all=False):
+        """Call ``callback(name, handle)`` after each node of every later forward and backward,
+        as MXNet's executor does (``name`` as bytes, ``handle`` standing for the array:
+        ``NDArray(ctypes.cast(handle, NDArrayHandle))`` while the callback runs): each operator's
+        outputs, with ``monitor_all`` also its inputs, and in the backward the gradients it
+        hands its arguments (see executor/monitored.py). The graph then runs node by node."""
+        self._monitor = None if callback is None else (callback, bool(monitor_all))
 
     def _heads(self, out_grads):
         outs = self._outputs

@@ -213,22 +213,19 @@ class CachedOp:
 
     def _monitored(self, tensors, is_train):
         """Node-by-node execution calling the op hook on each node's outputs (and inputs)."""
-        values = {(id(n), 0): t for n, t in zip(self.compiled.inputs, tensors)}
-        grad_mode = torch.enable_grad() if _STATE.recording else torch.no_grad()
-        with grad_mode:
-            for node in self.compiled.order:
-                if node.op is None:
-                    continue
-                ins = [values[(id(s), i)] for s, i, _ in node.inputs]
-                if self.monitor_all:
-                    for name, t in zip(node.op.input_names(node.parsed), ins):
-                        self.callback("%s_%s" % (node.name, name), node.op.name, NDArray(t))
-                res = node.op.run(node.parsed, ins, is_train)
-                res = [res] if isinstance(res, torch.Tensor) else list(res)
-                for i, r in enumerate(res):
-                    values[(id(node), i)] = r
-                    self.callback(node.output_name(i), node.op.name, NDArray(r))
-        return [values[(id(n), i)] for n, i in self.compiled.symbol._outputs]
+        callback, monitor_all = self.callback, self.monitor_all
+
+        def before(node, ins):
+            if monitor_all:
+                for name, t in zip(node.op.input_names(node.parsed), ins):
+                    callback("%s_%s" % (node.name, name), node.op.name, NDArray(t))
+            return ins
+
+        def after(node, outs):
+            for i, r in enumerate(outs):
+                callback(node.output_name(i), node.op.name, NDArray(r))
+        with torch.enable_grad() if _STATE.recording else torch.no_grad():
+            return self.compiled.run_nodes(tensors, is_train, before, after)
 
 
 _DATA = operator.attrgetter("_data")

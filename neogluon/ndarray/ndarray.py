@@ -7,6 +7,8 @@ meets an integer array as an integer), an integer index of a 1-d array gives sha
 numbers raise TypeError, and operators are recorded for autograd only inside
 ``autograd.record()``, where writing into an array that is part of the graph raises.
 """
+import contextlib
+import ctypes
 import warnings
 
 import numpy as np
@@ -64,6 +66,30 @@ def _writer(op_nd, op_scalar):
 
 
 _CONTEXTS = {}  # torch.device -> the Context NDArray.context gives for it
+_LENT = {}  # handle -> the NDArray it stands for while a callback runs (lend_handle)
+
+
+@contextlib.contextmanager
+def lend_handle(arr):
+    """An integer handle standing for ``arr`` while the ``with`` block runs: what MXNet's
+    executor passes its monitor callback (a C ``NDArrayHandle``), which the callback turns into
+    the array with ``NDArray(ctypes.cast(handle, NDArrayHandle))``."""
+    handle = id(arr)
+    _LENT[handle] = arr
+    try:
+        yield handle
+    finally:
+        _LENT.pop(handle, None)
+
+
+def _lent(handle):
+    """The tensor of the array a handle from :func:`lend_handle` stands for."""
+    value = handle.value if isinstance(handle, ctypes.c_void_p) else handle
+    arr = _LENT.get(value) if isinstance(value, int) else None
+    if arr is None:
+        raise MXNetError("NDArray(%r): neither a torch tensor nor the handle of an array lent to a "
+                         "callback (neogluon arrays have no C handles)" % (handle,))
+    return arr._t
 
 
 def placed(arr, ctx):
@@ -87,7 +113,9 @@ class NDArray:
     __slots__ = ("_t", "_grad", "_grad_req", "_fresh_grad", "_ctx", "__weakref__")
     __array_priority__ = 1000.0
 
-    def __init__(self, tensor):
+    def __init__(self, tensor, writable=True):  # pylint: disable=unused-argument
+        if tensor.__class__ is not torch.Tensor and not isinstance(tensor, torch.Tensor):
+            tensor = _lent(tensor)  # MXNet's NDArray(handle): a handle given to a monitor callback
         self._t = tensor
 
     # ------------------------------------------------------------------ properties
