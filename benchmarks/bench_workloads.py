@@ -33,7 +33,8 @@ a rotating order; a round's figure for a variant is the median of its calls. Rep
 median over rounds (ms), and the speed ratios ``reference / variant`` computed within each
 round, as median [min-max] over rounds (so a shared machine's drifts cancel). ``first s``
 and ``peak MB`` come from a fresh process per variant (``--no-fresh`` skips them): the first
-inference call and the first training step, and ``ru_maxrss`` after both; compiled variants
+two inference calls (a compiled prediction compiles at its second call) and the first two
+training steps, and ``ru_maxrss`` after both; compiled variants
 get an empty inductor cache, then a second fresh process on that cache (``cached s``).
 ``--threads 0`` leaves each library its own thread count (neogluon adapts it to the free
 cores, neogluon/threads.py; MXNet uses its default). ``--clock cpu`` times by the worker process's CPU time instead (steadier on a loaded
@@ -328,7 +329,7 @@ class Worker:
 
     def handle(self, req):
         cmd = req["cmd"]
-        if cmd == "setup":  # build the variants, run each twice (compile, warm up); first-call seconds
+        if cmd == "setup":  # build the variants, run each three times (compile, warm up); first calls' seconds
             self.fns = {}
             first = {}
             for variant in req["variants"]:
@@ -338,6 +339,7 @@ class Worker:
                     fn = closure(self.lib, req["workload"], variant, mode)
                     t0 = time.perf_counter()
                     fn()
+                    fn()  # (neogluon compiles a prediction at its second call: the first runs the plain graph)
                     first["%s|%s" % (variant, mode)] = time.perf_counter() - t0
                     fn()
                     self.fns[(variant, mode)] = fn

@@ -25,7 +25,10 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   (operator/conv.py).
 - **Shapes.** A mode is compiled for the first input shapes it sees; other shapes run the
   plain straight-line graph (no recompilation per shape), unless ``static_shape=True``
-  promised few shapes: then each new shape is compiled, up to :data:`MAX_SHAPES`.
+  promised few shapes: then each new shape is compiled, up to :data:`MAX_SHAPES`. A
+  prediction's first call at given shapes runs the plain graph and its second compiles: a
+  one-off call (GluonTS's Trainer initialising its network outside ``autograd.record()``, a
+  call before ``export``, an odd last batch) compiles nothing and uses up no shape.
 - **Freezing** folds the weights' values into the compiled code, so a frozen function is
   used only while the parameters are the tensors it was compiled with, unchanged (their
   version counters); once a parameter changes (a training step), prediction goes on with
@@ -157,12 +160,22 @@ _LOG = logging.getLogger(__name__)
 
 
 def cache_dir():
-    """The directory of inductor's on-disk cache used by neogluon."""
+    """The directory of inductor's on-disk cache used by neogluon: ``$TORCHINDUCTOR_CACHE_DIR``
+    when the user set it, else ``$MXNET_HOME/inductor``, else ``~/.cache/neogluon/inductor``.
+    Importing ``torch._dynamo`` sets ``TORCHINDUCTOR_CACHE_DIR`` to torch's default
+    (``/tmp/torchinductor_<user>``) when it is unset, and shape inference imports it (the meta
+    kernels of ``torch._refs``): that value is taken as unset. (Before, GluonTS's networks
+    compiled into /tmp, which a reboot empties, with their calibration verdicts.)"""
     env = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    if env:
+    if env and os.path.abspath(env) != _torch_default_cache_dir():
         return env
     home = os.environ.get("MXNET_HOME") or os.path.join(os.path.expanduser("~"), ".cache", "neogluon")
     return os.path.join(home, "inductor")
+
+
+def _torch_default_cache_dir():
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir  # pylint: disable=import-outside-toplevel
+    return os.path.abspath(default_cache_dir())
 
 
 def _isa_key():
@@ -233,13 +246,14 @@ class InductorGraph:
         self.choices = {}  # (mode, shapes) -> "compiled" or "plain", for calibrated prediction functions
         self._fns = {}  # (mode, shapes) -> callable(tensors) or None (plain graph)
         self._modes = {}  # mode -> number of shapes compiled
+        self._once = set()  # prediction keys called once (compiled at their second call)
         # compiled training-mode calls so far that updated auxiliary states (BatchNorm's running
         # statistics) in place: they do not move the tensors' version counters (AOTAutograd keeps
         # the mutation inside the graph, and moving them would fail the saved-tensor checks of
         # backward), so frozen prediction reads this count as well (:meth:`_Frozen.valid`)
         self.aux_updates = [0]
         self._failed = False
-        os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", cache_dir())
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache_dir()  # (the user's, or neogluon's instead of torch's default)
 
     def __getattr__(self, name):
         return getattr(self.graph, name)
@@ -251,6 +265,12 @@ class InductorGraph:
         key = (mode, tuple((tensors[k].shape, tensors[k].dtype) for k in self.data_index))
         fn = self._fns.get(key, False)
         if fn is False:
+            if mode == (False, False) and key not in self._once:
+                # a prediction's first call at these shapes runs the plain graph; it compiles at the
+                # second: a one-off call (GluonTS's Trainer initialising its network, a call before
+                # export(), an odd last batch) neither compiles nor uses up a shape
+                self._once.add(key)
+                return self.graph(tensors, is_train)
             fn = self._new(key, mode, tensors)
         if fn is None:
             return self.graph(tensors, is_train)
@@ -711,6 +731,7 @@ class _Trained:
         # (LeNet b16's training step: 1.66 against 1.78 ms on one, 1.74 against 1.59 on two),
         # and the adaptive count changes with the machine's load
         self.verdicts = {}
+        self.asked = set()  # thread counts whose recorded verdict was looked up
 
     @property
     def use_plain(self):
@@ -720,6 +741,8 @@ class _Trained:
     def __call__(self, tensors):
         threads = torch.get_num_threads()
         use_plain = self.verdicts.get(threads)
+        if use_plain is None and self.chosen is not None and threads not in self.asked:
+            use_plain = self._recorded(tensors, threads)
         if use_plain:
             return self.plain(*tensors)
         if use_plain is None:
@@ -729,6 +752,18 @@ class _Trained:
         if self.aux_index:
             self.aux_updates[0] += 1
         return self.compiled(*tensors)
+
+    def _recorded(self, tensors, threads):
+        """An earlier process's verdict at ``threads``, looked up before the first call at that
+        count compiles anything: where the plain graph won, the graph is never compiled again
+        (GluonTS's Trainer compiles its networks at their first step: half a minute to minutes,
+        README), where the compiled function won, it is not timed again; None without one."""
+        self.asked.add(threads)
+        recorded = self.chosen.earlier(tensors)
+        if recorded is None:
+            return None
+        self.verdicts[threads] = recorded == "plain"
+        return self.verdicts[threads]
 
     def _calibrate(self, tensors, threads):
         """Choose between the plain graph and the compiled function at ``threads`` (an earlier
@@ -833,6 +868,9 @@ class _Frozen:
 
     def __call__(self, tensors):
         if self.use_plain:
+            return self.plain(*tensors)
+        if not self.calls and self.chosen is not None and self.chosen.earlier(tensors) == "plain":
+            self.use_plain = True  # an earlier process found the plain graph faster: nothing is compiled
             return self.plain(*tensors)
         fn = self._compiled(tensors)
         self.calls += 1
