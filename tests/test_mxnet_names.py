@@ -163,3 +163,36 @@ def test_nd_np_is_mxnets_numpy_interface_not_numpy():
     assert mx.nd.np.add is mx.np.add and mx.nd.np.random.uniform is mx.np.random.uniform
     assert mx.nd.np.linalg.norm is mx.np.linalg.norm
     assert isinstance(mx.nd.np.add(mx.np.ones((2, 1)), mx.np.ones((3,))), mx.np.ndarray)
+
+
+def test_multiarray_has_the_fallback_functions_as_mxnet():
+    """MXNet's numpy/multiarray.py star-imports its fallback module: ``mxnet.numpy.multiarray.in1d``
+    (``msort``, ``trapz``, ``alltrue`` ...) is ``mx.np.in1d`` (values from MXNet 1.9.1)."""
+    import numpy as np
+    mx = neogluon
+    m = importlib.import_module("neogluon.numpy.multiarray")
+    assert m.in1d is mx.np.in1d and m.isin is mx.np.isin and m.trapz is mx.np.trapz
+    assert m.in1d(mx.np.array([1, 2, 5]), mx.np.array([2, 5])).asnumpy().tolist() == [False, True, True]
+    np.testing.assert_array_equal(m.msort(mx.np.array([[3, 1], [1, 2]])).asnumpy(), [[1., 1.], [3., 2.]])
+    assert float(m.trapz(mx.np.array([1., 2, 3]))) == 4.0
+    assert not bool(m.alltrue(mx.np.array([1, 0])))
+
+
+def test_nd_npx_is_npx():
+    """``mx.nd.npx`` (``mx.nd.numpy_extension``): MXNet's imperative npx operator functions,
+    the same objects as ``mx.npx``'s (values from MXNet 1.9.1)."""
+    import numpy as np
+    mx = neogluon
+    assert mx.nd.npx is mx.nd.numpy_extension
+    assert mx.nd.npx.softmax is mx.npx.softmax and mx.nd.npx._op.relu is mx.npx.relu
+    assert mx.nd.npx.image.resize is mx.npx.image.resize and mx.nd.npx.random.uniform_n is mx.npx.random.uniform_n
+    assert mx.nd.npx.__all__[:3] == ["activation", "arange_like", "batch_dot"]
+    x = mx.np.array([[-1., 2., 0.5]])
+    out = mx.nd.npx.relu(x)
+    assert isinstance(out, mx.np.ndarray) and out.asnumpy().tolist() == [[0., 2., 0.5]]
+    np.testing.assert_allclose(mx.nd.npx.softmax(x).asnumpy(), [[0.03911257, 0.785597, 0.17529039]], rtol=1e-6)
+    np.testing.assert_allclose(mx.nd.npx.sigmoid(x).asnumpy(), [[0.26894143, 0.880797, 0.62245935]], rtol=1e-6)
+    assert mx.nd.npx.one_hot(mx.np.array([0, 2]), 3).asnumpy().tolist() == [[1, 0, 0], [0, 0, 1]]
+    assert mx.nd.npx.reshape(mx.np.ones((2, 3, 4)), (-2, -1)).shape == (2, 12)
+    assert mx.nd.npx.image.flip_left_right(mx.np.array([[[1.], [2.]]])).reshape(-1).asnumpy().tolist() == [2., 1.]
+    assert mx.nd.npx.random.uniform_n(mx.np.array([0., 1.]), mx.np.array([0., 1.]), batch_shape=(3,)).shape == (3, 2)

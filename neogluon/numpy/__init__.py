@@ -594,11 +594,15 @@ from .io import genfromtxt  # noqa: E402,F401
 from .stride_tricks import broadcast_arrays  # noqa: E402,F401
 from . import _sites  # noqa: E402
 from . import _symbol_methods  # noqa: E402,F401  (x.reshape(), x.T, x.sum(), ... of symbols under set_np())
+from . import multiarray as _multiarray  # noqa: E402
 from . import fallback  # noqa: E402  (NumPy's own functions, run as MXNet runs them)
 for _name in fallback.OWN:
     globals()[_name] = getattr(fallback, _name)
 for _name in fallback.OTHERS:  # MXNet's fallback module also names these, which mx.np implements itself
     setattr(fallback, _name, globals()[_name])
+for _name in fallback.__all__:  # MXNet's multiarray star-imports its fallback module: the same functions
+    if _name not in _multiarray.__dict__:
+        setattr(_multiarray, _name, globals()[_name])
 
 # methods of ndarray that are these functions (the array binds as the first argument)
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum", "squeeze", "expand_dims",
