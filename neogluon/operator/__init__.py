@@ -8,6 +8,7 @@ from . import (creation, elemwise, reduce, shape, indexing, linalg, nn, conv, no
                numpy_shape, numpy_bitwise, numpy_windows, numpy_counting, numpy_edit, numpy_random,
                numpy_extension, numpy_creation, numpy_symbolic, image, custom)
 from .custom import CustomOp, CustomOpProp, register, get_all_registered_operators  # noqa: F401,E402
+from .python_op import PythonOp, NumpyOp, NDArrayOp  # noqa: F401,E402  (MXNet's legacy Python operators)
 from . import detection  # noqa: F401,E402  (boxes, NMS, MultiBox*, Proposal)
 from . import roi  # noqa: F401,E402  (ROIAlign, PSROIPooling)
 from . import spatial  # noqa: F401,E402  (BilinearSampler, GridGenerator, SpatialTransformer, Correlation, Crop)
