@@ -16,6 +16,7 @@ from . import deformable  # noqa: F401,E402  (deformable convolutions, Deformabl
 from . import attention  # noqa: F401,E402  (contrib.div_sqrt_dim, interleaved_matmul_*)
 from . import multi_optimizer  # noqa: F401,E402  (multi_sgd_*, preloaded_*, _multi_adamw/lamb, multi_lars, ...)
 from . import indices, numeric, legacy, grad_transforms, candidate_sampling, point_process  # noqa: F401,E402
+from . import quantization  # noqa: F401,E402  (_contrib_quantize, _v2, dequantize, requantize)
 from . import sparse  # noqa: F401,E402  (cast_storage, _sparse_retain, _contrib_getnnz, storage rules)
 from . import dgl  # noqa: F401,E402  (_contrib_edge_id, _contrib_dgl_*: graph operators on csr)
 from . import sparse_names  # noqa: F401,E402  (_sparse_* aliases of the dense operators; last)
