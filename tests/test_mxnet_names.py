@@ -196,3 +196,20 @@ def test_nd_npx_is_npx():
     assert mx.nd.npx.reshape(mx.np.ones((2, 3, 4)), (-2, -1)).shape == (2, 12)
     assert mx.nd.npx.image.flip_left_right(mx.np.array([[[1.], [2.]]])).reshape(-1).asnumpy().tolist() == [2., 1.]
     assert mx.nd.npx.random.uniform_n(mx.np.array([0., 1.]), mx.np.array([0., 1.]), batch_shape=(3,)).shape == (3, 2)
+
+
+def test_contrib_namespaces_and_nd_np_op_are_modules_of_their_own():
+    """``mx.contrib.ndarray``/``symbol`` (and their ``nd``/``sym`` aliases) give the contrib
+    operator functions of ``mx.nd.contrib``/``mx.sym.contrib``; ``mx.nd.np._op`` gives
+    ``mx.np``'s functions (MXNet 1.9.1: isposinf of [1, inf, -inf] is [False, True, False])."""
+    mx = neogluon
+    for name in ("neogluon.contrib.ndarray", "neogluon.contrib.symbol", "neogluon.ndarray.numpy._op"):
+        assert not _names.is_stand_in(importlib.import_module(name))
+    assert mx.contrib.nd is mx.contrib.ndarray and mx.contrib.sym is mx.contrib.symbol
+    assert mx.contrib.nd.box_nms is mx.nd.contrib.box_nms and mx.contrib.sym.quantize is mx.sym.contrib.quantize
+    assert _names.is_stand_in(mx.contrib.nd.calibrate_entropy)  # not built: still says so
+    with pytest.raises(AttributeError):
+        mx.contrib.nd.no_such_name  # pylint: disable=pointless-statement
+    op = importlib.import_module("neogluon.ndarray.numpy._op")
+    assert op.add is mx.nd.np.add
+    assert op.isposinf(mx.np.array([1., float("inf"), -float("inf")])).tolist() == [False, True, False]
