@@ -1,5 +1,6 @@
 """The CPU quantization operators (``mx.nd.contrib.quantize``, ``quantize_v2``, ``dequantize``,
-``requantize``) against MXNet 1.9.1's recorded outputs (tools/make_extra_fixtures_quantization.py):
+``requantize``, ``calibrate_entropy``) against MXNet 1.9.1's recorded outputs
+(tools/make_extra_fixtures_quantization.py):
 equal to the bit, dtypes and min/max outputs included; and their schema in graphs."""
 import json
 import os
@@ -19,6 +20,14 @@ with open(os.path.join(HERE, "cases.json")) as _f:
                                                                        sorted(c["kwargs"].items())))
 def test_matches_mxnet(case):
     data = FIX[case["data"]]
+    if case["function"] == "calibrate_entropy":
+        args = [mx.nd.array(data), mx.nd.array(FIX[case["data"] + "_edges"])]
+        threshold, divergence = mx.nd.contrib.calibrate_entropy(*args, **case["kwargs"])
+        assert threshold.shape == divergence.shape == (1,) and threshold.dtype == np.float32
+        # the threshold exactly; the divergence to float32's last bits (the order of MXNet's log and sums)
+        assert threshold.asscalar() == FIX[case["key"]][0]
+        np.testing.assert_allclose(divergence.asscalar(), FIX[case["key"]][1], rtol=1e-6)
+        return
     args = [mx.nd.array(data, dtype=data.dtype)] + [mx.nd.array([v]) for v in case["ranges"]]
     out = getattr(mx.nd.contrib, case["function"])(*args, **case["kwargs"])
     expected = FIX[case["key"]]

@@ -1,5 +1,5 @@
 """Record MXNet 1.9.1's CPU quantization operators (quantize, quantize_v2, dequantize,
-requantize) on random data with exact ties and saturating values: each case's operator,
+requantize, calibrate_entropy) on random data with exact ties and saturating values: each case's operator,
 keyword arguments and outputs.
 
 Run with the MXNet venv:  /work/mxvenv/bin/python tools/make_extra_fixtures_quantization.py
@@ -50,6 +50,19 @@ def main():
     for calib in CALIB:
         for t in ("int8", "uint8", "auto"):
             record("requantize", "int32", (-2.0, 3.0), dict(calib, out_type=t))
+    for n_bins, bins_q, scale in ((201, 51, 1.0), (301, 101, 0.3), (511, 255, 2.0)):
+        data = np.concatenate([rng.randn(3000) * scale, rng.standard_cauchy(100) * 0.1])
+        th = np.abs(data).max()
+        hist, edges = np.histogram(data, bins=n_bins, range=(-th, th))
+        name = "hist%d" % n_bins
+        inputs[name], inputs[name + "_edges"] = hist.astype("float32"), edges.astype("float32")
+        arrays[name], arrays[name + "_edges"] = inputs[name], inputs[name + "_edges"]
+        out = mx.nd.contrib.calibrate_entropy(mx.nd.array(hist), mx.nd.array(edges), num_quantized_bins=bins_q)
+        key = "case%d" % len(cases)
+        cases.append(dict(key=key, op="_contrib_calibrate_entropy", function="calibrate_entropy", data=name,
+                          ranges=[], kwargs=dict(num_quantized_bins=bins_q)))
+        arrays[key] = np.concatenate([o.asnumpy() for o in out])  # (threshold, divergence)
+        ranges_out.append([np.nan, np.nan])
     arrays["ranges"] = np.array(ranges_out, dtype="float32")
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "cases.json"), "w") as f:

@@ -58,7 +58,6 @@ OMITTED = [
     ("_sg_mkldnn_*", "an MKL-DNN subgraph fusion written only by optimize_for('MKLDNN'); no model file contains it"),
     ("_contrib_quantize_asym", "asymmetric INT8 quantization (mx.contrib.quantization's graph passes) is not built"),
     ("_contrib_quantized_*", "the INT8 quantized layers (mx.contrib.quantization's graph passes) are not built"),
-    ("_contrib_calibrate_entropy", "INT8 calibration's entropy threshold search is not built"),
     ("_contrib_fft", "GPU-only in MXNet 1.9.1 (its CPU build raises 'fft is only available for GPU')"),
     ("_contrib_ifft", "GPU-only in MXNet 1.9.1 (its CPU build raises 'ifft is only available for GPU')"),
     ("_contrib_count_sketch", "GPU-only in MXNet 1.9.1 (its CPU build raises 'CountSketch is only available for GPU')"),

@@ -16,13 +16,17 @@ nearest integer (ties to even) and saturated to the type's range:
   with ``127`` / ``255`` over the calibrated range's (else the data's) ``MaxAbs`` (MXNet's
   overflow kept: uncalibrated data reaching ``+-(2**31 - 1)`` gets a negative range).
 
+``calibrate_entropy`` picks the quantization threshold of a histogram that minimises the KL
+divergence between it and its quantized version (TensorRT's entropy calibration), with
+MXNet's float32 arithmetic.
+
 They have no gradient (MXNet: "DO NOT use it in training").
 """
 import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Float, Str, register
+from .registry import Float, Int, Str, register
 
 __all__ = []
 
@@ -153,3 +157,71 @@ def requantize(data, min_range, max_range, *, out_type, min_calib_range, max_cal
         return [_saturate(real * (torch.tensor(255.0) / scale_range), "uint8")] + _range(
             torch.tensor(0.0), scale_range)
     return [_saturate(real * (torch.tensor(127.0) / scale_range), "int8")] + _range(-scale_range, scale_range)
+
+
+# ----------------------------------------------------------------------------- calibrate_entropy
+def _f32_sum(values):
+    """A float32 sum accumulated in order (as C++'s ``std::accumulate``), not pairwise."""
+    return np.cumsum(values, dtype=np.float32)[-1] if len(values) else np.float32(0)
+
+
+def _smooth(p, eps=np.float32(0.0001)):
+    """Zeros become ``eps``, the nonzero entries give up as much between them."""
+    zeros = p == 0
+    n_zeros = int(zeros.sum())
+    n_nonzeros = p.size - n_zeros
+    if not n_nonzeros:
+        return p
+    eps1 = np.float32(eps * np.float32(n_zeros) / np.float32(n_nonzeros))
+    if eps1 >= 1.0:
+        return p
+    return (p + np.where(zeros, eps, np.float32(0)) - np.where(zeros, np.float32(0), eps1)).astype(np.float32)
+
+
+def _kl_divergence(p, q):
+    p = (p / _f32_sum(p)).astype(np.float32)
+    q = (q / _f32_sum(q)).astype(np.float32)
+    both = (p != 0) & (q != 0)
+    terms = p[both] * np.log((p[both] / q[both]).astype(np.float32)).astype(np.float32)
+    return _f32_sum(terms.astype(np.float32))
+
+
+def _divergence_at(hist, zero, i, num_quantized_bins):
+    """The KL divergence of the histogram clipped to the ``2 i + 1`` bins around the zero
+    bin (outliers added to its ends) and its ``num_quantized_bins``-bin quantization."""
+    start, stop = zero - i, zero + i + 1
+    p = hist[start:stop].copy()
+    if stop - start == 1:  # one bin: every count in it
+        p[0] = _f32_sum(hist)
+    else:  # the outliers on each side added to the end bins, in MXNet's order
+        p[0] = _f32_sum(hist[:start + 1])
+        p[-1] = _f32_sum(hist[stop - 1:])
+    sliced = hist[start:stop].astype(np.int64)
+    sliced[0] = 0
+    merged = sliced.size // num_quantized_bins
+    edges = np.arange(num_quantized_bins + 1) * merged
+    edges[-1] = sliced.size
+    q = np.zeros(sliced.size, dtype=np.float32)
+    for j in range(num_quantized_bins):
+        a, b = edges[j], edges[j + 1]
+        norm = int(np.count_nonzero(sliced[a:b]))
+        if norm:
+            block = q[a:b]
+            block[p[a:b] != 0] = np.float32(np.float32(sliced[a:b].sum()) / np.float32(norm))
+    return _kl_divergence(_smooth(p), _smooth(q))
+
+
+@register("_contrib_calibrate_entropy", inputs=("hist", "hist_edges"), num_outputs=2, differentiable=False,
+          params=dict(num_quantized_bins=Int(255)),
+          infer_shape=lambda attrs, shapes: [(1,), (1,)], infer_type=lambda attrs, dtypes: ["float32", "float32"])
+def calibrate_entropy(hist, hist_edges, *, num_quantized_bins):
+    """``(threshold, divergence)``: of the symmetric thresholds ``hist_edges[zero + i + 1]``
+    (``i`` from ``num_quantized_bins // 2`` to the last bin), the one whose clipped
+    histogram is closest (KL divergence) to its quantization to ``num_quantized_bins`` bins."""
+    counts = hist.detach().cpu().numpy().astype(np.float32)
+    edges = hist_edges.detach().cpu().numpy().astype(np.float32)
+    zero = counts.size // 2
+    first = num_quantized_bins // 2
+    divergences = [_divergence_at(counts, zero, i, num_quantized_bins) for i in range(first, zero + 1)]
+    best = int(np.argmin(divergences))
+    return [torch.tensor([edges[zero + first + best + 1]]), torch.tensor([divergences[best]])]
