@@ -264,6 +264,18 @@ def _defined_nearby(modname, name):
 
 
 # ------------------------------------------------------------------------- modules
+def forwarding(namespace, modname):
+    """A module ``__getattr__`` giving ``namespace``'s attributes: for a module of MXNet's tree
+    whose names neogluon defines in another one (``mx.contrib.ndarray`` is ``mx.nd.contrib``'s
+    functions)."""
+    def __getattr__(name):
+        try:
+            return getattr(namespace, name)
+        except AttributeError:
+            raise AttributeError("module %r has no attribute %r" % (modname, name)) from None
+    return __getattr__
+
+
 def _star_names(module, info):
     """``__all__`` for a module: MXNet's own, or (MXNet has none) every public name, as
     ``from m import *`` gives in MXNet; the module's own exports are kept."""

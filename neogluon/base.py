@@ -177,6 +177,21 @@ def _as_list(obj):
     return obj if isinstance(obj, (list, tuple)) else [obj]
 
 
+def register_by_name(registry, klass, kind):
+    """Record ``klass`` in ``registry`` under its lower-cased name (MXNet's ``register``
+    decorators of optimizers and KVStores), warning when it replaces another class."""
+    import warnings
+    if not isinstance(klass, type):
+        raise AssertionError("%s register takes a class, got %r" % (kind, klass))
+    name = klass.__name__.lower()
+    if name in registry:
+        warnings.warn("WARNING: New %s %s.%s is overriding existing %s %s.%s"
+                      % (kind, klass.__module__, klass.__name__, kind, registry[name].__module__,
+                         registry[name].__name__))
+    registry[name] = klass
+    return klass
+
+
 def data_dir_default():
     """``~/.mxnet`` (``%APPDATA%/mxnet`` on Windows): where MXNet keeps models and data."""
     if _platform.system() == "Windows":

@@ -20,7 +20,8 @@ from .context import Context, current_context
 
 __all__ = ["default_context", "set_default_context", "default_dtype", "default_rtols", "default_atols",
            "default_numeric_eps", "effective_dtype", "get_tolerance", "get_tols", "get_atol", "get_rtol",
-           "get_etol", "random_arrays", "random_uniform_arrays", "rand_ndarray", "rand_shape_2d",
+           "get_etol", "random_arrays", "random_uniform_arrays", "rand_ndarray", "rand_sparse_ndarray",
+           "create_sparse_array", "create_sparse_array_zd", "shuffle_csr_column_indices", "rand_shape_2d",
            "rand_shape_3d", "rand_shape_nd", "rand_coord_2d", "np_reduce", "same", "almost_equal",
            "assert_almost_equal", "assert_allclose", "assert_almost_equal_ignore_nan", "assert_exception",
            "environment", "list_gpus", "same_array", "retry", "random_sample"]
@@ -131,13 +132,159 @@ def random_uniform_arrays(*shapes, low=0.0, high=1.0, dtype=None):
 
 def rand_ndarray(shape, stype="default", density=None, dtype=None, modifier_func=None,
                  shuffle_csr_indices=False, distribution=None, ctx=None):
-    """A standard-normal NDArray of ``shape`` (float32 unless ``dtype``) on ``ctx``.
-
-    neogluon stores every array densely, so only ``stype='default'`` exists."""
+    """A random NDArray of ``shape`` on ``ctx``: standard-normal values (float32 unless
+    ``dtype``) for ``stype='default'``, else :func:`rand_sparse_ndarray`'s array."""
     from . import ndarray as nd
-    if stype != "default":
-        raise MXNetError("rand_ndarray: stype %r is not supported; neogluon arrays are dense ('default')" % stype)
-    return nd.array(random_arrays(shape), dtype=dtype, ctx=ctx if ctx else default_context())
+    ctx = ctx if ctx else default_context()
+    if stype == "default":
+        return nd.array(random_arrays(shape), dtype=dtype, ctx=ctx)
+    arr, _ = rand_sparse_ndarray(shape, stype, density=density, modifier_func=modifier_func, dtype=dtype,
+                                 shuffle_csr_indices=shuffle_csr_indices, distribution=distribution, ctx=ctx)
+    return arr
+
+
+# ----------------------------------------------------------------------------- sparse arrays
+def _check_csr_request(num_rows, num_cols, density, distribution="uniform"):
+    if density < 0 or density > 1:
+        raise ValueError("density has to be between 0 and 1")
+    if num_rows <= 0 or num_cols <= 0:
+        raise ValueError("num_rows or num_cols should be greater than 0")
+    if distribution == "powerlaw" and int(num_rows * num_cols * density) < 2 * num_rows:
+        raise ValueError("not supported for this density: %s for this shape (%s, %s) Please keep : "
+                         "num_rows * num_cols * density >= 2 * num_rows" % (density, num_rows, num_cols))
+
+
+def shuffle_csr_column_indices(csr):
+    """Shuffle the column indices within each row of a scipy csr matrix, in place (a CSR
+    matrix need not keep them sorted)."""
+    for row in range(len(csr.indptr) - 1):
+        start, end = csr.indptr[row], csr.indptr[row + 1]
+        block = np.array(csr.indices[start:end])
+        np.random.shuffle(block)
+        csr.indices[start:end] = block
+
+
+def _uniform_csr(num_rows, num_cols, density, dtype, data_init, shuffle_csr_indices):
+    """A CSRNDArray with ``density`` of its entries set, uniform in [0, 1) (scipy's
+    ``sparse.rand``; without scipy, a masked dense uniform array)."""
+    from . import ndarray as nd
+    _check_csr_request(num_rows, num_cols, density)
+    try:
+        from scipy import sparse as spsp
+    except ImportError:
+        assert data_init is None, "data_init option is not supported when scipy is absent"
+        assert not shuffle_csr_indices, "shuffle_csr_indices option is not supported when scipy is absent"
+        dense = nd.random.uniform(shape=(num_rows, num_cols), dtype=dtype)
+        return (dense * (dense < density)).tostype("csr")
+    csr = spsp.rand(num_rows, num_cols, density, dtype=dtype, format="csr")
+    if data_init is not None:
+        csr.data.fill(data_init)
+    if shuffle_csr_indices is True:
+        shuffle_csr_column_indices(csr)
+    return nd.sparse.csr_matrix((csr.data, csr.indices, csr.indptr), shape=(num_rows, num_cols), dtype=dtype)
+
+
+def _powerlaw_csr(num_rows, num_cols, density, dtype):
+    """A CSRNDArray whose rows hold 1, 2, 4, ... values (first a value at the head of every
+    row), until ``num_rows * num_cols * density`` values are placed."""
+    from . import ndarray as nd
+    _check_csr_request(num_rows, num_cols, density, distribution="powerlaw")
+    unused = int(num_rows * num_cols * density)
+    out = np.zeros((num_rows, num_cols), dtype=dtype)
+
+    def result():
+        return nd.array(out).tostype("csr")
+    for row in range(num_rows):
+        out[row][0] = 1 + rnd.uniform(0.001, 2)
+        unused -= 1
+        if unused <= 0:
+            return result()
+    col_max = 2
+    for row in range(num_rows):
+        col_limit = min(num_cols, col_max)
+        if col_limit == num_cols and unused > col_limit:  # a full row at once
+            out[row] = 1 + rnd.uniform(0.001, 2)
+            unused = unused - col_limit + 1
+            if unused <= 0:
+                return result()
+            continue
+        for col in range(1, col_limit):
+            out[row][col] = 1 + rnd.uniform(0.001, 2)
+            unused -= 1
+            if unused <= 0:
+                return result()
+        col_max *= 2
+    if unused > 0:
+        raise ValueError("not supported for this density: %s for this shape (%s,%s)" % (density, num_rows, num_cols))
+    return result()
+
+
+def rand_sparse_ndarray(shape, stype, density=None, dtype=None, distribution=None, data_init=None,
+                        rsp_indices=None, modifier_func=None, shuffle_csr_indices=False, ctx=None):
+    """A random sparse NDArray and its parts as MXNet's test helper gives them:
+    ``(row_sparse array, (values, row indices))`` for ``stype='row_sparse'`` (rows kept with
+    probability ``density``, or ``rsp_indices``; values uniform in [0, 1)), ``(csr array,
+    (indptr, indices, data))`` for ``stype='csr'`` (``distribution`` 'uniform' or 'powerlaw').
+    ``data_init`` fills the values with one number; ``modifier_func`` maps each value."""
+    from . import ndarray as nd
+    ctx = ctx if ctx else default_context()
+    density = rnd.rand() if density is None else density
+    dtype = default_dtype() if dtype is None else dtype
+    distribution = "uniform" if distribution is None else distribution
+    if stype == "row_sparse":
+        assert distribution == "uniform", "Distribution %s not supported for row_sparse" % distribution
+        if rsp_indices is not None:
+            indices = rsp_indices
+            assert len(indices) <= shape[0]
+        else:
+            indices = np.argwhere(rnd.rand(shape[0]) < density).flatten()
+        if indices.shape[0] == 0:
+            return nd.zeros(shape, stype="row_sparse", dtype=dtype, ctx=ctx), (np.array([], dtype=dtype),
+                                                                                 np.array([]))
+        val = rnd.rand(indices.shape[0], *shape[1:]).astype(dtype)
+        if data_init is not None:
+            val.fill(data_init)
+        if modifier_func is not None:
+            val = assign_each(val, modifier_func)
+        return nd.sparse.row_sparse_array((val, indices), shape=shape, dtype=dtype, ctx=ctx), (val, indices)
+    if stype == "csr":
+        assert len(shape) == 2
+        if distribution == "uniform":
+            csr = _uniform_csr(shape[0], shape[1], density, dtype, data_init, shuffle_csr_indices)
+        elif distribution == "powerlaw":
+            csr = _powerlaw_csr(shape[0], shape[1], density, dtype)
+        else:
+            raise AssertionError("Distribution not supported: %s" % distribution)
+        csr = csr.as_in_context(ctx)
+        return csr, (csr.indptr, csr.indices, csr.data)
+    raise AssertionError("unknown storage type")
+
+
+def create_sparse_array(shape, stype, data_init=None, rsp_indices=None, dtype=None, modifier_func=None,
+                        density=.5, shuffle_csr_indices=False):
+    """A random sparse array (:func:`rand_sparse_ndarray`), row_sparse indices sorted."""
+    if stype == "row_sparse":
+        indices = None
+        if rsp_indices is not None:
+            indices = np.asarray(rsp_indices)
+            indices.sort()
+        return rand_sparse_ndarray(shape, stype, density=density, data_init=data_init, rsp_indices=indices,
+                                   dtype=dtype, modifier_func=modifier_func)[0]
+    if stype == "csr":
+        return rand_sparse_ndarray(shape, stype, density=density, data_init=data_init, dtype=dtype,
+                                   modifier_func=modifier_func, shuffle_csr_indices=shuffle_csr_indices)[0]
+    raise AssertionError("Unknown storage type: " + stype)
+
+
+def create_sparse_array_zd(shape, stype, density, data_init=None, rsp_indices=None, dtype=None,
+                           modifier_func=None, shuffle_csr_indices=False):
+    """:func:`create_sparse_array` whose row_sparse rows are only ``rsp_indices`` (density 0)."""
+    if stype == "row_sparse":
+        density = 0.0
+        if rsp_indices is not None:
+            assert len(rsp_indices) <= shape[0]
+    return create_sparse_array(shape, stype, data_init=data_init, rsp_indices=rsp_indices, dtype=dtype,
+                               modifier_func=modifier_func, density=density, shuffle_csr_indices=shuffle_csr_indices)
 
 
 def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):

@@ -6,6 +6,7 @@ The NumPy-mode switches (``set_np``, ``is_np_array``, ``use_np``, ``np_shape``, 
 those of :mod:`neogluon.np_mode`, which ``mx.np``/``mx.npx`` read, re-exported here as
 MXNet's ``mx.util`` has them.
 """
+import functools
 import os
 
 import torch
@@ -62,3 +63,62 @@ def setenv(name, value):
         os.environ.pop(name, None)
     else:
         os.environ[name] = value
+
+
+# ---------------------------------------------------------------------- NumPy ufunc keywords
+_np_ufunc_default_kwargs = {"where": True, "casting": "same_kind", "order": "K", "dtype": None, "subok": True}
+_LEGAL_DTYPES = ("int8", "uint8", "int32", "int64", "float16", "float32", "float64")
+
+
+def np_ufunc_legal_option(key, value):
+    """Whether ``key=value`` is a legal NumPy ufunc keyword (MXNet's ``where``, ``casting``,
+    ``order``, ``dtype``, ``subok`` checks)."""
+    import numpy
+    if key == "where":
+        return True
+    if key == "casting":
+        return value in ("no", "equiv", "safe", "same_kind", "unsafe")
+    if key == "order":
+        return isinstance(value, str)
+    if key == "dtype":
+        return value in _LEGAL_DTYPES or value in tuple(getattr(numpy, d) for d in _LEGAL_DTYPES)
+    if key == "subok":
+        return isinstance(value, bool)
+    return False
+
+
+def check_np_ufunc_kwargs(name, kwargs, unary):
+    """MXNet's errors for the NumPy ufunc keywords of ``mx.np.<name>``: a keyword ufuncs do
+    not take is a TypeError; one at its default value passes; a legal other value is not
+    implemented (NotImplementedError); an illegal one is a TypeError."""
+    for key, value in kwargs.items():
+        if key not in _np_ufunc_default_kwargs:
+            raise TypeError("{} is an invalid keyword to function '{}'".format(key, name))
+        if value != _np_ufunc_default_kwargs[key]:
+            if np_ufunc_legal_option(key, value):
+                raise NotImplementedError("{}={} is not implemented yet{}".format(
+                    key, str(value), " for operator " + name if unary else ""))
+            raise TypeError("{}={} not understood for operator {}".format(key, value, name) if unary
+                            else "{} {} not understood".format(key, value))
+
+
+def wrap_np_unary_func(func):
+    """Decorate a NumPy-style unary function ``func(x, out=None)`` so that it takes the
+    ufunc keywords with MXNet's errors (see :func:`check_np_ufunc_kwargs`)."""
+    @functools.wraps(func)
+    def _wrap_np_unary_func(x, out=None, **kwargs):
+        if kwargs:
+            check_np_ufunc_kwargs(func.__name__, kwargs, unary=True)
+        return func(x, out=out)
+    return _wrap_np_unary_func
+
+
+def wrap_np_binary_func(func):
+    """Decorate a NumPy-style binary function ``func(x1, x2, out=None)`` so that it takes
+    the ufunc keywords with MXNet's errors."""
+    @functools.wraps(func)
+    def _wrap_np_binary_func(x1, x2, out=None, **kwargs):
+        if kwargs:
+            check_np_ufunc_kwargs(func.__name__, kwargs, unary=False)
+        return func(x1, x2, out=out)
+    return _wrap_np_binary_func

@@ -97,3 +97,19 @@ def test_optimizer_wrappers():
     nd.contrib.multi_lamb_update(W, G, M, Var, step_count=[2, 3], lrs=[0.1, 0.2], wds=[0.01, 0.0], out=W)
     for j in range(2):
         close(W[j], "lamb:new_w%d" % j)
+
+
+def test_sym_contrib_rand_zipfian_matches_mxnet():
+    """``mx.sym.contrib.rand_zipfian`` (MXNet 1.9.1's symbol/contrib.py): graph nodes with
+    the dtypes, shapes and expected counts MXNet gives (true classes [3, 0], 4 draws of 5)."""
+    t = mx.sym.var("t")
+    samples, ect, ecs = mx.sym.contrib.rand_zipfian(t, 4, 5)
+    assert (samples.list_arguments(), ect.list_arguments(), ecs.list_arguments()) == ([], ["t"], [])
+    r = mx.sym.Group([samples, ect, ecs]).bind(mx.cpu(), args={"t": mx.nd.array([3, 0])}).forward()
+    assert [(o.dtype, o.shape) for o in r] == [(np.int64, (4,)), (np.float64, (2,)), (np.float64, (4,))]
+    np.testing.assert_allclose(r[1].asnumpy(), [0.498155148939376, 1.5474112289381663], rtol=1e-12)
+    s = r[0].asnumpy().astype("float64")
+    assert ((s >= 0) & (s < 5)).all()
+    np.testing.assert_allclose(r[2].asnumpy(), np.log((s + 2) / (s + 1)) / np.log(6) * 4, rtol=1e-12)
+    with pytest.raises(AssertionError, match="unexpected type"):
+        mx.sym.contrib.rand_zipfian(mx.nd.array([1]), 4, 5)

@@ -147,3 +147,118 @@ def test_base_classes_defaults():
     np.testing.assert_array_equal(dst.asnumpy(), [2, 2])
     with pytest.raises(NotImplementedError):
         op.forward(True, [], [], [], [])
+
+
+# ----------------------------------------------------------------------------- legacy NumpyOp / NDArrayOp
+class _NumpySoftmax(mx.operator.NumpyOp):
+    """MXNet's documented NumpyOp example (example/numpy-ops/numpy_softmax.py): a softmax
+    loss layer computed in NumPy."""
+
+    def __init__(self):
+        super().__init__(False)
+
+    def list_arguments(self):
+        return ["data", "label"]
+
+    def list_outputs(self):
+        return ["output"]
+
+    def infer_shape(self, in_shape):
+        return [in_shape[0], [in_shape[0][0]]], [in_shape[0]]
+
+    def forward(self, in_data, out_data):
+        x = in_data[0]
+        y = out_data[0]
+        y[:] = np.exp(x - x.max(axis=1).reshape((x.shape[0], 1)))
+        y /= y.sum(axis=1).reshape((x.shape[0], 1))
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        assert out_grad == []  # need_top_grad=False: no head gradient
+        lab = in_data[1].reshape((in_data[1].size,)).astype(np.int64)
+        dx = in_grad[0]
+        dx[:] = out_data[0]
+        dx[np.arange(lab.shape[0]), lab] -= 1.0
+
+
+class _SumProd(mx.operator.NDArrayOp):
+    def list_arguments(self):
+        return ["a", "b"]
+
+    def list_outputs(self):
+        return ["sum", "prod"]
+
+    def infer_shape(self, in_shape):
+        return in_shape, [in_shape[0], in_shape[0]]
+
+    def forward(self, in_data, out_data):
+        out_data[0][:] = in_data[0] + 2 * in_data[1]
+        out_data[1][:] = in_data[0] * in_data[1]
+
+    def backward(self, out_grad, in_data, out_data, in_grad):
+        in_grad[0][:] = out_grad[0] + out_grad[1] * in_data[1]
+        in_grad[1][:] = 2 * out_grad[0] + out_grad[1] * in_data[0]
+
+
+@pytest.mark.filterwarnings("ignore:.*has been deprecated")
+def test_numpy_op_softmax_trains_in_a_module_as_mxnet():
+    """A NumpyOp softmax after a FullyConnected layer: two epochs of SGD through Module and
+    a predict, the numbers MXNet 1.9.1 gives (its _Native operator; here a Custom node)."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(8, 5).astype("float32")
+    Y = np.array([0, 2, 1, 2, 0, 1, 1, 2], "float32")
+    W = (rng.randn(3, 5) * 0.3).astype("float32")
+    net = _NumpySoftmax()(data=mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc"), name="softmax")
+    assert net.list_arguments() == ["data", "fc_weight", "fc_bias", "softmax_label"]
+    assert net.list_outputs() == ["softmax_output"]
+    assert net.infer_shape(data=(4, 5), softmax_label=(4,)) == ([(4, 5), (3, 5), (3,), (4,)], [(4, 3)], [])
+    it = mx.io.NDArrayIter(X, Y, batch_size=4, label_name="softmax_label")
+    mod = mx.mod.Module(net, data_names=["data"], label_names=["softmax_label"])
+    mod.bind(it.provide_data, it.provide_label)
+    mod.init_params(arg_params={"fc_weight": mx.nd.array(W), "fc_bias": mx.nd.zeros(3)})
+    mod.init_optimizer(optimizer="sgd", optimizer_params={"learning_rate": 0.5})
+    for _ in range(2):
+        it.reset()
+        for batch in it:
+            mod.forward(batch, is_train=True)
+            mod.backward()
+            mod.update()
+    arg, _ = mod.get_params()
+    np.testing.assert_allclose(arg["fc_weight"].asnumpy(), [
+        [-0.3881608, -0.5275895, -0.2324206, 0.355555, 0.233823],
+        [-0.1654054, -0.4295502, -0.0675057, -0.4046711, -0.0108993],
+        [-0.161062, 0.2713665, -0.1319492, -0.2040104, -0.4480961]], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(arg["fc_bias"].asnumpy(), [-0.108525, 0.1551287, -0.0466037], rtol=1e-5)
+    it.reset()
+    np.testing.assert_allclose(mod.predict(it).asnumpy(), [
+        [0.6829361, 0.1854951, 0.1315688], [0.283113, 0.310436, 0.406451], [0.1978343, 0.284328, 0.5178378],
+        [0.1234872, 0.1882513, 0.6882615], [0.4410627, 0.4032435, 0.1556939], [0.7571265, 0.1511072, 0.0917663],
+        [0.0821997, 0.4873496, 0.4304507], [0.1142377, 0.3061595, 0.5796028]], rtol=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore:.*has been deprecated")
+def test_ndarray_op_two_outputs_forward_backward_in_an_executor():
+    """An NDArrayOp with two inputs and two outputs, bound and run with head gradients
+    (MXNet 1.9.1 gives these names, and the same values)."""
+    rng = np.random.RandomState(1)
+    A, B = rng.randn(2, 3).astype("float32"), rng.randn(2, 3).astype("float32")
+    op = _SumProd()
+    s = op(a=mx.sym.var("a"), b=mx.sym.var("b"), name="sc")
+    assert (s.list_arguments(), s.list_outputs()) == (["a", "b"], ["sc_sum", "sc_prod"])
+    assert op.declare_backward_dependency([0, 1], [2, 3], [4, 5]) == [0, 1, 2, 3, 4, 5]
+    ga, gb = mx.nd.zeros((2, 3)), mx.nd.zeros((2, 3))
+    ex = s.bind(mx.cpu(), args={"a": mx.nd.array(A), "b": mx.nd.array(B)}, args_grad={"a": ga, "b": gb})
+    outs = ex.forward(is_train=True)
+    ex.backward([mx.nd.ones((2, 3)), mx.nd.full((2, 3), 0.5)])
+    np.testing.assert_allclose(outs[0].asnumpy(), A + 2 * B, rtol=1e-6)
+    np.testing.assert_allclose(outs[1].asnumpy(), A * B, rtol=1e-6)
+    np.testing.assert_allclose(ga.asnumpy(), 1 + 0.5 * B, rtol=1e-6)
+    np.testing.assert_allclose(gb.asnumpy(), 2 + 0.5 * A, rtol=1e-6)
+
+
+def test_python_op_base_is_abstract_and_warns():
+    with pytest.warns(UserWarning, match="PythonOp has been deprecated"):
+        op = mx.operator.PythonOp()
+    with pytest.raises(NotImplementedError, match="Must override this"):
+        op(mx.sym.var("x"))
+    assert (op.list_arguments(), op.list_outputs(), op.need_top_grad()) == (["data"], ["output"], True)
+    assert op.infer_shape([[2, 3]]) == ([[2, 3]], [[2, 3]])

@@ -189,3 +189,54 @@ def test_operator_results_keep_cpu_k():
         assert x.grad.ctx == mx.cpu(1) and y.ctx == mx.cpu(1)
     finally:
         npx.reset_np()
+
+
+def test_kvstore_base_registry_and_test_store_train_as_mxnet():
+    """MXNet 1.9.1's plugin interface: ``@KVStoreBase.register`` makes ``mx.kv.create(name)``
+    build the class; its ``TestStore`` sums in Python and cannot update, so a Trainer on two
+    contexts updates locally (weights recorded from MXNet 1.9.1)."""
+    import neogluon as mx
+    from neogluon import autograd, gluon
+    kv = mx.kv.create("TestStore")
+    assert (type(kv).__name__, kv.type, kv.rank, kv.num_workers, kv.is_capable("optimizer")) == \
+        ("TestStore", "teststore", 0, 1, False)
+    assert isinstance(kv, mx.kv.KVStoreBase) and isinstance(mx.kv.create("local"), mx.kv.KVStoreBase)
+    with pytest.raises(ValueError, match="Unknown capability: foo"):
+        kv.is_capable("foo")
+
+    @mx.kv.KVStoreBase.register
+    class MyStore(mx.kvstore.base.TestStore):
+        pass
+    assert type(mx.kv.create("mystore")) is MyStore
+    out = [mx.nd.zeros((2,)) for _ in range(2)]
+    kv.pushpull(3, [mx.nd.ones((2,)), mx.nd.ones((2,)) * 2], out=out)
+    assert [o.asnumpy().tolist() for o in out] == [[3.0, 3.0], [3.0, 3.0]]
+
+    ctxs = [mx.cpu(0), mx.cpu(1)]
+    rng = np.random.RandomState(0)
+    W, X, Y = rng.randn(2, 3).astype("float32"), rng.randn(4, 3).astype("float32"), rng.randn(4, 2).astype("float32")
+    net = gluon.nn.Dense(2, in_units=3)
+    net.initialize(ctx=ctxs)
+    net.weight.set_data(mx.nd.array(W))
+    net.bias.set_data(mx.nd.zeros(2))
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1, "momentum": 0.9},
+                            kvstore=mx.kv.create("teststore"))
+    loss = gluon.loss.L2Loss()
+    for _ in range(3):
+        xs, ys = gluon.utils.split_and_load(mx.nd.array(X), ctxs), gluon.utils.split_and_load(mx.nd.array(Y), ctxs)
+        with autograd.record():
+            losses = [loss(net(x), y) for x, y in zip(xs, ys)]
+        for item in losses:
+            item.backward()
+        trainer.step(4)
+    assert trainer._update_on_kvstore is False
+    for ctx in ctxs:
+        np.testing.assert_allclose(net.weight.data(ctx).asnumpy(), [[1.5441142320632935, 0.4966992735862732,
+                                                                     0.4754699468612671],
+                                                                    [1.864866852760315, 1.3690067529678345,
+                                                                     -0.8506527543067932]], rtol=1e-6)
+    np.testing.assert_allclose(net.bias.data(mx.cpu(1)).asnumpy(), [-0.3653028905391693, -0.6107685565948486],
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="Please set update_on_kvstore=False"):
+        gluon.Trainer(net.collect_params(), "sgd", kvstore=mx.kv.create("teststore"),
+                      update_on_kvstore=True)._init_kvstore()

@@ -152,7 +152,7 @@ def test_generated_operator_functions_resolve_to_neogluons():
     sgd_update(w, mx.nd.ones((2,)), lr=0.5, wd=0.0, out=w)
     np.testing.assert_allclose(w.asnumpy(), [0.5, 0.5])
     # an operator neogluon has not registered stays a stand-in
-    assert _names.is_stand_in(importlib.import_module("neogluon.ndarray.gen_contrib").quantize)
+    assert _names.is_stand_in(importlib.import_module("neogluon.ndarray.gen_contrib").count_sketch)  # CUDA-only
 
 
 def test_nd_np_is_mxnets_numpy_interface_not_numpy():
@@ -163,3 +163,53 @@ def test_nd_np_is_mxnets_numpy_interface_not_numpy():
     assert mx.nd.np.add is mx.np.add and mx.nd.np.random.uniform is mx.np.random.uniform
     assert mx.nd.np.linalg.norm is mx.np.linalg.norm
     assert isinstance(mx.nd.np.add(mx.np.ones((2, 1)), mx.np.ones((3,))), mx.np.ndarray)
+
+
+def test_multiarray_has_the_fallback_functions_as_mxnet():
+    """MXNet's numpy/multiarray.py star-imports its fallback module: ``mxnet.numpy.multiarray.in1d``
+    (``msort``, ``trapz``, ``alltrue`` ...) is ``mx.np.in1d`` (values from MXNet 1.9.1)."""
+    import numpy as np
+    mx = neogluon
+    m = importlib.import_module("neogluon.numpy.multiarray")
+    assert m.in1d is mx.np.in1d and m.isin is mx.np.isin and m.trapz is mx.np.trapz
+    assert m.in1d(mx.np.array([1, 2, 5]), mx.np.array([2, 5])).asnumpy().tolist() == [False, True, True]
+    np.testing.assert_array_equal(m.msort(mx.np.array([[3, 1], [1, 2]])).asnumpy(), [[1., 1.], [3., 2.]])
+    assert float(m.trapz(mx.np.array([1., 2, 3]))) == 4.0
+    assert not bool(m.alltrue(mx.np.array([1, 0])))
+
+
+def test_nd_npx_is_npx():
+    """``mx.nd.npx`` (``mx.nd.numpy_extension``): MXNet's imperative npx operator functions,
+    the same objects as ``mx.npx``'s (values from MXNet 1.9.1)."""
+    import numpy as np
+    mx = neogluon
+    assert mx.nd.npx is mx.nd.numpy_extension
+    assert mx.nd.npx.softmax is mx.npx.softmax and mx.nd.npx._op.relu is mx.npx.relu
+    assert mx.nd.npx.image.resize is mx.npx.image.resize and mx.nd.npx.random.uniform_n is mx.npx.random.uniform_n
+    assert mx.nd.npx.__all__[:3] == ["activation", "arange_like", "batch_dot"]
+    x = mx.np.array([[-1., 2., 0.5]])
+    out = mx.nd.npx.relu(x)
+    assert isinstance(out, mx.np.ndarray) and out.asnumpy().tolist() == [[0., 2., 0.5]]
+    np.testing.assert_allclose(mx.nd.npx.softmax(x).asnumpy(), [[0.03911257, 0.785597, 0.17529039]], rtol=1e-6)
+    np.testing.assert_allclose(mx.nd.npx.sigmoid(x).asnumpy(), [[0.26894143, 0.880797, 0.62245935]], rtol=1e-6)
+    assert mx.nd.npx.one_hot(mx.np.array([0, 2]), 3).asnumpy().tolist() == [[1, 0, 0], [0, 0, 1]]
+    assert mx.nd.npx.reshape(mx.np.ones((2, 3, 4)), (-2, -1)).shape == (2, 12)
+    assert mx.nd.npx.image.flip_left_right(mx.np.array([[[1.], [2.]]])).reshape(-1).asnumpy().tolist() == [2., 1.]
+    assert mx.nd.npx.random.uniform_n(mx.np.array([0., 1.]), mx.np.array([0., 1.]), batch_shape=(3,)).shape == (3, 2)
+
+
+def test_contrib_namespaces_and_nd_np_op_are_modules_of_their_own():
+    """``mx.contrib.ndarray``/``symbol`` (and their ``nd``/``sym`` aliases) give the contrib
+    operator functions of ``mx.nd.contrib``/``mx.sym.contrib``; ``mx.nd.np._op`` gives
+    ``mx.np``'s functions (MXNet 1.9.1: isposinf of [1, inf, -inf] is [False, True, False])."""
+    mx = neogluon
+    for name in ("neogluon.contrib.ndarray", "neogluon.contrib.symbol", "neogluon.ndarray.numpy._op"):
+        assert not _names.is_stand_in(importlib.import_module(name))
+    assert mx.contrib.nd is mx.contrib.ndarray and mx.contrib.sym is mx.contrib.symbol
+    assert mx.contrib.nd.box_nms is mx.nd.contrib.box_nms and mx.contrib.sym.quantize is mx.sym.contrib.quantize
+    assert _names.is_stand_in(mx.contrib.nd.count_sketch)  # CUDA-only: still says so
+    with pytest.raises(AttributeError):
+        mx.contrib.nd.no_such_name  # pylint: disable=pointless-statement
+    op = importlib.import_module("neogluon.ndarray.numpy._op")
+    assert op.add is mx.nd.np.add
+    assert op.isposinf(mx.np.array([1., float("inf"), -float("inf")])).tolist() == [False, True, False]

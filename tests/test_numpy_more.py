@@ -274,3 +274,41 @@ def test_mod_by_zero_is_zero_as_mxnet(np_mode):
     assert (2.5 % np.array([-3, -1, 0, 2, 5], dtype="int32")).tolist() == [-1, 0, 0, 0, 2]
     assert (np.array([5.0, -5.0]) % 3).tolist() == [2.0, 1.0]
     assert (mx.nd.array([1.0, 2.0]) % 0).asnumpy().tolist() == [0.0, 0.0]
+
+
+def test_ufunc_keywords_raise_as_mxnet():
+    """NumPy's ufunc keywords (where, casting, order, dtype, subok) on mx.np's ufuncs: the
+    default values pass, other legal ones are NotImplementedError, others TypeError, and the
+    comparisons take none (messages of MXNet 1.9.1's wrap_np_unary_func/wrap_np_binary_func)."""
+    x = np.array([1., -2.])
+    assert np.abs(x, where=True, casting="same_kind", order="K", dtype=None, subok=True).tolist() == [1., 2.]
+    assert np.add(x, x, where=True).tolist() == [2., -4.]
+    with pytest.raises(NotImplementedError, match="^dtype=float32 is not implemented yet for operator abs$"):
+        np.abs(x, dtype="float32")
+    with pytest.raises(NotImplementedError, match="^order=C is not implemented yet for operator sqrt$"):
+        np.sqrt(x, order="C")
+    with pytest.raises(TypeError, match="^casting=bad not understood for operator abs$"):
+        np.abs(x, casting="bad")
+    with pytest.raises(TypeError, match="^foo is an invalid keyword to function 'abs'$"):
+        np.abs(x, foo=1)
+    with pytest.raises(NotImplementedError, match="^where=False is not implemented yet$"):
+        np.multiply(x, 2, where=False)
+    with pytest.raises(TypeError, match="^casting bad not understood$"):
+        np.arctan2(x, x, casting="bad")
+    assert np.arctan2(x, x, subok=1).shape == (2,)  # 1 == True: the default
+    with pytest.raises(TypeError, match="^foo is an invalid keyword to function 'add'$"):
+        np.add(x, x, foo=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'where'"):
+        np.equal(x, x, where=True)
+    import neogluon
+    util = neogluon.util
+    assert (util.np_ufunc_legal_option("dtype", "int16"), util.np_ufunc_legal_option("dtype", onp.float16),
+            util.np_ufunc_legal_option("order", 1), util.np_ufunc_legal_option("x", 1)) == (False, True, False, False)
+
+    @util.wrap_np_unary_func
+    def twice(v, out=None):
+        return v * 2
+    assert twice(3, casting="same_kind") == 6 and twice.__name__ == "twice"
+    with pytest.raises(NotImplementedError, match="dtype=int8 is not implemented yet for operator twice"):
+        twice(3, dtype="int8")
+    assert neogluon.numpy.multiarray.wrap_np_binary_func is util.wrap_np_binary_func

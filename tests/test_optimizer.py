@@ -160,3 +160,33 @@ def test_adam_update_complements_betas_in_float32():
         [[0.3763939440250397, -0.12638896703720093, 0.8764914274215698]], np.float32))
     np.testing.assert_array_equal(v.asnumpy(), np.array(
         [[0.0032820175401866436, 0.006937635131180286, 7.576865755254403e-05]], np.float32))
+
+
+def test_group_adagrad_matches_mxnet():
+    """``mx.optimizer.contrib.GroupAdaGrad`` (registered as 'groupadagrad'): one history per
+    row; dense and row_sparse gradients. Expected values from MXNet 1.9.1."""
+    rng = np.random.RandomState(0)
+    w0, g1, g2 = (rng.randn(3, 2).astype("float32") for _ in range(3))
+    opt = mx.optimizer.create("groupadagrad", learning_rate=0.1, rescale_grad=0.5, clip_gradient=0.6)
+    assert type(opt) is mx.optimizer.contrib.GroupAdaGrad
+    w = mx.nd.array(w0)
+    st = opt.create_state(0, w)
+    for g in (g1, g2):
+        opt.update(0, w, mx.nd.array(g), st)
+    np.testing.assert_allclose(w.asnumpy(), [[1.5370908975601196, 0.40844660997390747],
+                                             [0.9233218431472778, 2.0361971855163574],
+                                             [1.751778483390808, -1.1007746458053589]], rtol=1e-6)
+    np.testing.assert_allclose(st.asnumpy(), [[0.1899450272321701], [0.06094980239868164], [0.3678548336029053]],
+                               rtol=1e-6)
+    opt = mx.optimizer.contrib.GroupAdaGrad(learning_rate=0.1, eps=1e-3)
+    w = mx.nd.array(w0)
+    st = opt.create_state(0, w)
+    opt.update(0, w, mx.nd.sparse.row_sparse_array((g1[[0, 2]], [0, 2]), shape=(3, 2)), st)
+    np.testing.assert_allclose(w.asnumpy(), [[1.6245428323745728, 0.42238229513168335],
+                                             [0.978738009929657, 2.2408931255340576],
+                                             [1.8536251783370972, -1.1179447174072266]], rtol=1e-6)
+    np.testing.assert_allclose(st.asnumpy(), [[0.46278852224349976], [0.0], [1.067829966545105]], rtol=1e-6)
+    with pytest.raises(AssertionError, match="Weight decay is not supported"):
+        mx.optimizer.contrib.GroupAdaGrad(wd=0.1).update(0, w, mx.nd.array(g1), st)
+    with pytest.raises(AssertionError):
+        mx.optimizer.contrib.GroupAdaGrad().create_state(0, mx.nd.ones((3,)))

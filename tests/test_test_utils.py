@@ -47,11 +47,38 @@ def test_assert_exception_reports_a_missing_error():
         tu.assert_exception(lambda: None, ValueError)
 
 
-def test_rand_ndarray_context_and_sparse_refused():
+def test_rand_ndarray_context_and_sparse():
     x = tu.rand_ndarray((2, 3), ctx=mx.cpu())
     assert x.shape == (2, 3) and x.dtype == np.float32 and x.context == mx.cpu()
-    with pytest.raises(mx.MXNetError, match="stype 'csr'"):
-        tu.rand_ndarray((2, 3), stype="csr")
+    r = tu.rand_ndarray((10, 10), stype="csr", density=0.3)
+    assert r.stype == "csr" and r.shape == (10, 10) and type(r).__name__ == "CSRNDArray"
+
+
+def test_sparse_helpers_as_mxnet():
+    """MXNet's test_utils sparse helpers; the structure (random values aside) MXNet 1.9.1 gives
+    for the same calls (its powerlaw rows 2, 4, 8, 16, then the rest)."""
+    np.random.seed(0)
+    csr, (indptr, _, _) = tu.rand_sparse_ndarray((5, 16), "csr", density=0.5, distribution="powerlaw")
+    assert csr.stype == "csr" and np.diff(indptr.asnumpy()).tolist() == [2, 4, 8, 16, 10]
+    arr, (val, idx) = tu.rand_sparse_ndarray((6, 3), "row_sparse", rsp_indices=np.array([1, 4]), data_init=2.0,
+                                             modifier_func=lambda v: v + 1)
+    assert arr.stype == "row_sparse" and idx.tolist() == [1, 4] and val.tolist() == [[3.0] * 3] * 2
+    assert arr.asnumpy()[:, 0].tolist() == [0.0, 3.0, 0.0, 0.0, 3.0, 0.0]
+    empty, (values, rows) = tu.rand_sparse_ndarray((4, 2), "row_sparse", density=0.0)
+    assert empty.stype == "row_sparse" and values.shape == rows.shape == (0,)
+    assert tu.create_sparse_array_zd((5, 2), "row_sparse", density=0.9, rsp_indices=[3, 0]).indices.asnumpy() \
+        .tolist() == [0, 3]
+    with pytest.raises(ValueError, match="num_rows \\* num_cols \\* density >= 2 \\* num_rows"):
+        tu.rand_sparse_ndarray((5, 4), "csr", density=0.1, distribution="powerlaw")
+    with pytest.raises(AssertionError, match="unknown storage type"):
+        tu.rand_sparse_ndarray((5,), "dense")
+    sp = pytest.importorskip("scipy.sparse")
+    c = tu.create_sparse_array((20, 30), "csr", density=0.2, data_init=7.0, shuffle_csr_indices=True)
+    assert c.stype == "csr" and len(c.data.asnumpy()) == 120 and set(c.data.asnumpy().tolist()) == {7.0}
+    m = sp.rand(4, 50, 0.5, format="csr", random_state=0)
+    rows_before = [sorted(m.indices[m.indptr[i]:m.indptr[i + 1]]) for i in range(4)]
+    tu.shuffle_csr_column_indices(m)  # each row's column indices permuted, the data left in place
+    assert [sorted(m.indices[m.indptr[i]:m.indptr[i + 1]]) for i in range(4)] == rows_before
 
 
 def test_random_uniform_arrays_range():

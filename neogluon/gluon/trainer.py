@@ -66,7 +66,7 @@ class Trainer:
         config = self._kvstore_params
         kvstore = config['kvstore']
         update_on_kvstore = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', "1")))
-        if isinstance(kvstore, kvs.KVStore):
+        if isinstance(kvstore, kvs.KVStoreBase):
             kv = kvstore
         elif isinstance(kvstore, str):
             distributed = kvstore.startswith("dist") or kvstore in ("horovod", "byteps")

@@ -19,6 +19,7 @@ from ..fileio import atomic_write, read_file
 from ..ndarray import NDArray
 from ..operator import registry as _registry
 from .compression import create_compression
+from .base import KVStoreBase, OneProcess
 
 __all__ = ["KVStore", "create"]
 
@@ -43,7 +44,7 @@ def _key_value(key, value, what):
     return [(key, values)]
 
 
-class KVStore:
+class KVStore(OneProcess, KVStoreBase):
     """A single-process KVStore; create it with ``mx.kv.create(name)``."""
 
     OPTIMIZER = OPTIMIZER
@@ -61,16 +62,6 @@ class KVStore:
     def type(self):
         """The name given to ``create`` ('local', 'device' or 'nccl')."""
         return self._type
-
-    @property
-    def rank(self):
-        """This worker's rank: 0 (one process)."""
-        return 0
-
-    @property
-    def num_workers(self):
-        """The number of workers: 1 (one process)."""
-        return 1
 
     def is_capable(self, capability):
         """Whether the store can run the optimizer (``'optimizer'``): yes."""

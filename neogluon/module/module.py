@@ -33,7 +33,7 @@ def _create_kvstore(kvstore, num_device, arg_params):
     update_on_kvstore = bool(int(os.getenv("MXNET_UPDATE_ON_KVSTORE", "1")))
     if kvstore is None:
         kv = None
-    elif isinstance(kvstore, kvs.KVStore):
+    elif isinstance(kvstore, kvs.KVStoreBase):
         kv = kvstore
     elif isinstance(kvstore, str):
         if num_device == 1 and "dist" not in kvstore:

@@ -226,14 +226,20 @@ def rand_zipfian(true_classes, num_sampled, range_max, ctx=None):
     ``P(c) = (log(c + 2) - log(c + 1)) / log(range_max + 1)``, with the expected counts of
     the true and the sampled classes: ``(samples int64, expected_count_true float64,
     expected_count_sample float64)``, computed as MXNet's ``nd.contrib.rand_zipfian``."""
-    import math
     from .. import ndarray as nd
     from ..context import current_context
     ctx = ctx or current_context()
+    return zipfian(nd, true_classes.as_in_context(ctx), num_sampled, range_max, ctx=ctx)
+
+
+def zipfian(F, true_classes, num_sampled, range_max, **uniform_kwargs):  # pylint: disable=invalid-name
+    """``rand_zipfian``'s arithmetic in ``F`` (``mx.nd`` or ``mx.sym``, whose
+    ``contrib.rand_zipfian`` is this on Symbols): log-uniform draws, exponentiated."""
+    import math
     log_range = math.log(range_max + 1)
-    rand = nd.random.uniform(0, log_range, shape=(num_sampled,), dtype="float64", ctx=ctx)
+    rand = F.random.uniform(0, log_range, shape=(num_sampled,), dtype="float64", **uniform_kwargs)
     sampled = (rand.exp() - 1).astype("int64") % range_max
-    true_cls = true_classes.as_in_context(ctx).astype("float64")
+    true_cls = true_classes.astype("float64")
     expected_true = ((true_cls + 2.0) / (true_cls + 1.0)).log() / log_range * num_sampled
     sampled_f = sampled.astype("float64")
     expected_sampled = ((sampled_f + 2.0) / (sampled_f + 1.0)).log() / log_range * num_sampled

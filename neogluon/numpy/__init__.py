@@ -16,6 +16,7 @@ from ..context import as_context as _as_context, current_context as _current
 from ..ndarray import NDArray as _NDArray
 from ..operator import registry as _registry
 from ..symbol import Symbol as _Symbol
+from ..util import check_np_ufunc_kwargs as _check_ufunc_kwargs
 from .multiarray import ndarray, array, as_np as _np, call as _call, binary as _binary
 from . import random
 from . import linalg
@@ -132,8 +133,12 @@ def _asarray(a, dtype=None, ctx=None, device=None):
 
 
 # ---------------------------------------------------------------------- arithmetic
-def _binary_fn(name, op, op_scalar, rop_scalar=None):
-    def fn(x1, x2, out=None):
+def _binary_fn(name, op, op_scalar, rop_scalar=None, ufunc=True):
+    def fn(x1, x2, out=None, **kwargs):
+        if kwargs:  # NumPy's ufunc keywords, with MXNet's errors (comparisons take none)
+            if not ufunc:
+                raise TypeError("%s() got an unexpected keyword argument '%s'" % (name, next(iter(kwargs))))
+            _check_ufunc_kwargs(name, kwargs, unary=False)
         if out is not None:
             r = _binary(x1, x2, op, op_scalar, rop_scalar)
             out[...] = r
@@ -153,13 +158,14 @@ mod = remainder = _binary_fn("mod", "_npi_mod", "_npi_mod_scalar", "_npi_rmod_sc
 power = _binary_fn("power", "_npi_power", "_npi_power_scalar", "_npi_rpower_scalar")
 maximum = _binary_fn("maximum", "_npi_maximum", "_npi_maximum_scalar")
 minimum = _binary_fn("minimum", "_npi_minimum", "_npi_minimum_scalar")
-equal = _binary_fn("equal", "_npi_equal", "_npi_equal_scalar")
-not_equal = _binary_fn("not_equal", "_npi_not_equal", "_npi_not_equal_scalar")
-greater = _binary_fn("greater", "_npi_greater", "_npi_greater_scalar", "_npi_less_scalar")
+equal = _binary_fn("equal", "_npi_equal", "_npi_equal_scalar", ufunc=False)
+not_equal = _binary_fn("not_equal", "_npi_not_equal", "_npi_not_equal_scalar", ufunc=False)
+greater = _binary_fn("greater", "_npi_greater", "_npi_greater_scalar", "_npi_less_scalar", ufunc=False)
 greater_equal = _binary_fn("greater_equal", "_npi_greater_equal", "_npi_greater_equal_scalar",
-                           "_npi_less_equal_scalar")
-less = _binary_fn("less", "_npi_less", "_npi_less_scalar", "_npi_greater_scalar")
-less_equal = _binary_fn("less_equal", "_npi_less_equal", "_npi_less_equal_scalar", "_npi_greater_equal_scalar")
+                           "_npi_less_equal_scalar", ufunc=False)
+less = _binary_fn("less", "_npi_less", "_npi_less_scalar", "_npi_greater_scalar", ufunc=False)
+less_equal = _binary_fn("less_equal", "_npi_less_equal", "_npi_less_equal_scalar", "_npi_greater_equal_scalar",
+                        ufunc=False)
 
 
 def _with_scalar(arr, scalar):
@@ -171,7 +177,9 @@ def _with_scalar(arr, scalar):
 
 
 def _array_binary(name, op):
-    def fn(x1, x2, out=None):
+    def fn(x1, x2, out=None, **kwargs):
+        if kwargs:
+            _check_ufunc_kwargs(name, kwargs, unary=False)
         if isinstance(x1, _NDArray) and isinstance(x2, (int, float, _onp.number)):
             return _call(op, _with_scalar(x1, x2), None, out)
         if isinstance(x2, _NDArray) and isinstance(x1, (int, float, _onp.number)):
@@ -195,6 +203,8 @@ def _unary(name, op):
     plain = operator.entry({})
 
     def fn(x, out=None, **kwargs):
+        if kwargs:  # NumPy's ufunc keywords, with MXNet's errors
+            _check_ufunc_kwargs(name, kwargs, unary=True)
         if x.__class__ is ndarray and out is None:  # the common call: Operator.call's steps for the entry
             res = plain.run(x)
             if res.__class__ is _NDArray:
@@ -211,7 +221,7 @@ for _name in ("exp", "expm1", "log", "log2", "log10", "log1p", "sqrt", "cbrt", "
               "reciprocal", "absolute", "negative", "sign", "square", "ceil", "floor", "trunc", "rint", "fix",
               "logical_not"):
     globals()[_name] = _unary(_name, "_npi_" + _name)
-abs = absolute  # pylint: disable=redefined-builtin,undefined-variable  # noqa: F821
+abs = _unary("abs", "_npi_absolute")  # pylint: disable=redefined-builtin  (its own name in errors, as MXNet)
 deg2rad, rad2deg = radians, degrees  # noqa: F821
 
 
@@ -594,11 +604,15 @@ from .io import genfromtxt  # noqa: E402,F401
 from .stride_tricks import broadcast_arrays  # noqa: E402,F401
 from . import _sites  # noqa: E402
 from . import _symbol_methods  # noqa: E402,F401  (x.reshape(), x.T, x.sum(), ... of symbols under set_np())
+from . import multiarray as _multiarray  # noqa: E402
 from . import fallback  # noqa: E402  (NumPy's own functions, run as MXNet runs them)
 for _name in fallback.OWN:
     globals()[_name] = getattr(fallback, _name)
 for _name in fallback.OTHERS:  # MXNet's fallback module also names these, which mx.np implements itself
     setattr(fallback, _name, globals()[_name])
+for _name in fallback.__all__:  # MXNet's multiarray star-imports its fallback module: the same functions
+    if _name not in _multiarray.__dict__:
+        setattr(_multiarray, _name, globals()[_name])
 
 # methods of ndarray that are these functions (the array binds as the first argument)
 for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin", "cumsum", "squeeze", "expand_dims",

@@ -3,7 +3,8 @@ from . import optimizer
 from .optimizer import (Optimizer, SGD, NAG, Signum, FTML, LAMB, DCASGD, SGLD, Adam, AdamW, AdaGrad, RMSProp,
                         AdaDelta, Ftrl, Adamax, Nadam, Test, ccSGD, Updater, create, get_updater, register)
 
+from . import contrib  # noqa: F401
 from . import large_batch
 from .large_batch import LARS, LBSGD
 
-__all__ = optimizer.__all__ + ["LARS", "LBSGD"]
+__all__ = optimizer.__all__ + ["LARS", "LBSGD", "contrib"]

@@ -22,6 +22,7 @@ import numpy
 import torch
 
 from .. import ndarray as nd
+from ..base import register_by_name
 from ..ndarray import NDArray
 from ..operator import registry as _registry
 from ..operator.optimizer_ops import nag_mom_update_inplace
@@ -98,15 +99,7 @@ class Optimizer:
     @staticmethod
     def register(klass):
         """Register an optimizer class under its lower-cased name (for ``create``)."""
-        if not isinstance(klass, type):
-            raise AssertionError("Optimizer.register takes a class, got %r" % (klass,))
-        name = klass.__name__.lower()
-        if name in Optimizer.opt_registry:
-            warnings.warn('WARNING: New optimizer %s.%s is overriding existing optimizer %s.%s'
-                          % (klass.__module__, klass.__name__, Optimizer.opt_registry[name].__module__,
-                             Optimizer.opt_registry[name].__name__))
-        Optimizer.opt_registry[name] = klass
-        return klass
+        return register_by_name(Optimizer.opt_registry, klass, "optimizer")
 
     @staticmethod
     def create_optimizer(name, **kwargs):

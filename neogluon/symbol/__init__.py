@@ -47,6 +47,20 @@ for _name, _op in _registry.items():
 _registry.on_register(_add)  # operators registered later get their function too
 Custom = op.Custom = _internal.Custom = _operator.custom.symbol_custom(_create)  # inputs named by the prop
 contrib.foreach, contrib.while_loop, contrib.cond = _control_flow.foreach, _control_flow.while_loop, _control_flow.cond
+
+
+def _rand_zipfian(true_classes, num_sampled, range_max):
+    """``mx.sym.contrib.rand_zipfian``: the samples of an approximately log-uniform
+    distribution on ``[0, range_max)`` and the expected counts of the true and sampled
+    classes, as graph nodes (``mx.nd.contrib.rand_zipfian``'s arithmetic)."""
+    assert isinstance(true_classes, Symbol), "unexpected type %s" % type(true_classes)
+    import sys
+    from ..ndarray.contrib_functions import zipfian
+    return zipfian(sys.modules[__name__], true_classes, num_sampled, range_max)
+
+
+_rand_zipfian.__name__ = _rand_zipfian.__qualname__ = "rand_zipfian"
+contrib.rand_zipfian = _rand_zipfian
 for _name, _count in (("_foreach", 1), ("_while_loop", 2), ("_cond", 3)):  # the subgraphs come first
     op.__dict__[_name] = _internal.__dict__[_name] = _control_flow.node_function(_name, _count)
 

@@ -1,0 +1,8 @@
+"""``mx.contrib.ndarray`` (``mx.contrib.nd``): the namespace MXNet 1.9.1 registers its contrib
+operator functions in, the same operators as ``mx.nd.contrib``'s: here they are those
+functions, looked up there by name."""
+from .._names import forwarding as _forwarding
+from ..ndarray import contrib as _contrib
+
+__all__ = []
+__getattr__ = _forwarding(_contrib, __name__)
