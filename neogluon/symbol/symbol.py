@@ -189,8 +189,13 @@ class Symbol:
     def __getitem__(self, index):
         if _NP_FLAGS.array and len(self._outputs) == 1 and isinstance(index, (numbers.Integral, slice, tuple)):
             return self._np_getitem(index)
-        if isinstance(index, slice):
-            return Symbol(self._outputs[index])
+        if isinstance(index, slice):  # MXNet's range over the outputs, not Python's slice rules:
+            # a negative bound fails, a stop past the end raises IndexError, an empty range is an
+            # empty Group (TypeError), as e.g. GluonNLP's hybridized TAR loss meets them
+            start = 0 if index.start is None else index.start
+            stop = len(self._outputs) if index.stop is None else index.stop
+            step = 1 if index.step is None else index.step
+            return Group([self[i] for i in range(start, stop, step)])
         if isinstance(index, str):
             names = self.list_outputs()
             hits = [i for i, n in enumerate(names) if n == index]
@@ -199,9 +204,13 @@ class Symbol:
             if len(hits) > 1:
                 raise ValueError('There are multiple outputs with name "%s"' % index)
             index = hits[0]
-        if not isinstance(index, numbers.Integral) or not 0 <= index < len(self._outputs):
-            raise IndexError("Symbol index %s out of range: the symbol has %d outputs"
+        if not isinstance(index, numbers.Integral):
+            raise TypeError("Symbol only support integer index to fetch i-th output")
+        if index < 0:
+            raise MXNetError("Symbol only accept nonnegative index (got %d for a symbol with %d outputs)"
                              % (index, len(self._outputs)))
+        if index >= len(self._outputs):  # (a bare IndexError ends Python's iteration over the outputs)
+            raise IndexError("Symbol index %d out of range: the symbol has %d outputs" % (index, len(self._outputs)))
         return Symbol([self._outputs[index]])
 
     def _np_getitem(self, key):
