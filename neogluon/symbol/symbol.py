@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import attribute as _attribute
 from .. import name as _name
-from ..base import MXNetError, NotImplementedForSymbol, DTYPE_TO_FLAG
+from ..base import ArgumentTypeError, MXNetError, NotImplementedForSymbol, DTYPE_TO_FLAG
 from ..np_mode import FLAGS as _NP_FLAGS
 from ..operator import registry
 
@@ -618,8 +618,10 @@ def create(op, inputs, kwargs, name, attr, hint):
     node._parsed = parsed
     if op.variadic:
         given = list(inputs) + list(sym_kwargs.values())
-        if any(not isinstance(s, Symbol) for s in given):
-            raise TypeError("Operator %s: positional arguments must be Symbol instances" % op.name)
+        wrong = [s for s in given if not isinstance(s, Symbol)]
+        if wrong:
+            raise ArgumentTypeError("Positional arguments must be Symbol instances, but got %s (operator %s)"
+                                    % (wrong[0], op.name))
         entries = [_single(s, op.name) for s in given]
         # inputs the node declares beyond those given (num_args=3 with two symbols, bilinear
         # UpSampling's weight) become variables, as MXNet's compose makes them
@@ -655,7 +657,7 @@ def _named_inputs(op, node, inputs, sym_kwargs):
             attrs = dict(node.attrs)
             entries.append((Node(None, "%s_%s" % (node.name, nm), attrs), 0))
         elif not isinstance(s, Symbol):
-            raise TypeError("Argument %s must be Symbol instances, but got %s" % (nm, s))
+            raise ArgumentTypeError("Argument %s must be Symbol instances, but got %s" % (nm, s))
         else:
             entries.append(_single(s, "%s input %s" % (op.name, nm)))
     return entries
