@@ -690,8 +690,8 @@ def wf_decoding():
 def wf_awd_training():
     """AWD-LSTM training steps as the word LM script does them (AR and TAR on the dropped and
     encoded states, clip_grad_global_norm, SGD with momentum, hybridized, detached hidden
-    states); an AWD-LSTM with weight drop in predict mode; StandardRNN in GRU/tanh/relu modes
-    and awd_lstm_lm_1150."""
+    states); an AWD-LSTM with weight drop in predict mode; StandardRNN in GRU/tanh/relu modes,
+    the evaluation StandardRNN failing to hybridize (as in MXNet) and awd_lstm_lm_1150."""
     out = {}
     vocab, _ = _vocabs()
     V = len(vocab)
@@ -734,6 +734,14 @@ def wf_awd_training():
         std(x, std.begin_state(batch_size=2, func=mx.nd.zeros))
         _seed_params(std, 6, 0.2)
         out["standard_" + mode] = _np(std(x, std.begin_state(batch_size=2, func=mx.nd.zeros))[0])
+    evaluation, _ = nlp.model.get_model("standard_lstm_lm_200", vocab=vocab, pretrained=False)
+    evaluation.initialize()
+    evaluation.hybridize()  # its hybrid_forward calls nd.Dropout: MXNet asserts an NDArray argument
+    try:
+        evaluation(x, evaluation.begin_state(batch_size=2, func=mx.nd.zeros))
+        out["evaluation_hybrid_error"] = np.array("")
+    except AssertionError:
+        out["evaluation_hybrid_error"] = np.array("AssertionError")
     big, _ = nlp.model.get_model("awd_lstm_lm_1150", vocab=vocab, pretrained=False, dropout=0, weight_drop=0,
                                  drop_h=0, drop_i=0, drop_e=0)
     big.initialize()
