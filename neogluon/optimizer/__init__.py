@@ -5,5 +5,6 @@ from .optimizer import (Optimizer, SGD, NAG, Signum, FTML, LAMB, DCASGD, SGLD, A
 
 from . import large_batch
 from .large_batch import LARS, LBSGD
+from . import contrib
 
 __all__ = optimizer.__all__ + ["LARS", "LBSGD"]
