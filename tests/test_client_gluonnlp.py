@@ -947,9 +947,9 @@ def wf_blocks():
     """Highway, ConvolutionalEncoder with a mask, ISDense/NCEDense with and without removing
     accidental hits (outputs, input gradients, hybridized), GELU (erf and tanh), L2Normalization,
     a BiLMEncoder of LSTMP cells with a mask and a plain LSTM one, a FastText embedding model
-    on subword CSR input (an AdaGrad step), the evaluation functions (CosineSimilarity,
-    ThreeCosMul/ThreeCosAdd with and without the question words) and a Transformer encoder
-    exported and imported."""
+    on subword CSR input (AdaGrad steps; GroupAdaGrad on a row_sparse gradient), the
+    evaluation functions (CosineSimilarity, ThreeCosMul/ThreeCosAdd with and without the
+    question words) and a Transformer encoder exported and imported."""
     out, tmp = {}, tempfile.mkdtemp()
     rng = np.random.RandomState(2)
     x = mx.nd.array(rng.normal(size=(3, 6)))
@@ -1010,22 +1010,25 @@ def wf_blocks():
     out["bilm_lstm"] = _np(bilm(inputs, bilm.begin_state(mx.nd.zeros, batch_size=2))[0])
     words = ["hello", "world", "fox", "quick"]
     ngrams = nlp.vocab.create_subword_function("NGramHashes", ngrams=[3, 4], num_subwords=50)
-    model = nlp.model.train.FasttextEmbeddingModel({w: i for i, w in enumerate(words)}, ngrams, 5,
-                                                   sparse_grad=False)
-    model.initialize()
-    model.weight.set_data(mx.nd.array(np.random.RandomState(0).normal(size=(54, 5))))
-    out["fasttext_lookup"] = _np(model[["hello", "unseen"]])
     subwords = [np.asarray(i) + 4 for i in ngrams(["hello", "fox"])]
     rows = np.concatenate([np.full(len(s) + 1, i) for i, s in enumerate(subwords)])
     cols = np.concatenate([[w] + list(s) for w, s in zip([0, 2], subwords)])
     csr = mx.nd.sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(2, 54), dtype="float32")
-    trainer = mx.gluon.Trainer(model.collect_params(), "adagrad", {"learning_rate": 0.1})
-    with mx.autograd.record():
-        embedded = model(csr)
-        loss = (embedded ** 2).sum()
-    loss.backward()
-    trainer.step(1)
-    out["fasttext_embedded"], out["fasttext_weight"] = _np(embedded), _np(model.weight.data())
+    for sparse, optimizer in ((False, "adagrad"), (True, "groupadagrad")):  # groupadagrad: the fastText script's
+        model = nlp.model.train.FasttextEmbeddingModel({w: i for i, w in enumerate(words)}, ngrams, 5,
+                                                       sparse_grad=sparse)
+        model.initialize()
+        model.weight.set_data(mx.nd.array(np.random.RandomState(0).normal(size=(54, 5))))
+        out["fasttext_lookup"] = _np(model[["hello", "unseen"]])
+        trainer = mx.gluon.Trainer(model.collect_params(), optimizer, {"learning_rate": 0.1})
+        for _ in range(2):
+            with mx.autograd.record():
+                embedded = model(csr)
+                loss = (embedded ** 2).sum()
+            loss.backward()
+            trainer.step(1)
+        out["fasttext_%s_embedded" % optimizer] = _np(embedded)
+        out["fasttext_%s_weight" % optimizer] = _np(model.weight.data())
     a, b = mx.nd.array(rng.normal(size=(4, 5))), mx.nd.array(rng.normal(size=(4, 5)))
     cosine = nlp.embedding.evaluation.CosineSimilarity()
     out["cosine"], out["cosine_zero"] = _np(cosine(a, b)), _np(cosine(mx.nd.zeros((1, 5)), b[:1]))
