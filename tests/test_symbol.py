@@ -188,6 +188,19 @@ def test_slicing_outputs_follows_mxnet_range_rules():
         state[1:] - state[:-1]  # pylint: disable=expression-not-assigned
 
 
+def test_reshape_method_passes_further_positionals_to_the_operator():
+    """MXNet 1.9.1's ``Symbol.reshape(*args)`` is the operator with its parameters in order
+    (shape, reverse, target_shape, keep_highest): ``x.reshape(-3, -2)`` asks for reverse=-2
+    and fails (GluonNLP's hybridized CacheCell); one shape argument is the shape."""
+    x = mx.sym.var("x")
+    assert x.reshape((2, 3)).infer_shape(x=(3, 2))[1] == [(2, 3)]
+    assert x.reshape(-1).infer_shape(x=(3, 2))[1] == [(6,)]
+    assert x.reshape((-1, 2), True).list_attr() == {"shape": "(-1, 2)", "reverse": "True"}
+    for args in ((-3, -2), (2, 3, 4)):
+        with pytest.raises(MXNetError, match="Invalid Parameter format for reverse expect boolean"):
+            x.reshape(*args)
+
+
 def test_copy_and_deepcopy():
     x = mx.sym.var("x")
     t = mx.sym.relu(x, name="r")

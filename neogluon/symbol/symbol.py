@@ -505,8 +505,14 @@ class Symbol:
 
     # ------------------------------------------------------------------ methods with special signatures
     def reshape(self, *shape, **kwargs):
-        """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes."""
+        """``x.reshape((0, -1))`` or ``x.reshape(-1)``, with MXNet's special codes. As in MXNet
+        (whose method passes its arguments on to the operator), further positional arguments
+        are the operator's next parameters: ``x.reshape(0, -1)`` is ``shape=0, reverse=-1``,
+        an error (GluonNLP's hybridized CacheCell meets it), unlike ``NDArray.reshape``."""
         from . import reshape as _reshape
+        if len(shape) > 1:
+            kwargs.update(zip(("reverse", "target_shape", "keep_highest"), shape[1:]))
+            shape = shape[:1]
         if len(shape) == 1 and isinstance(shape[0], (list, tuple, int)):
             shape = shape[0]   # an int stays one, written '-1' in the JSON as MXNet does
         elif not shape:
