@@ -691,7 +691,8 @@ def wf_awd_training():
     """AWD-LSTM training steps as the word LM script does them (AR and TAR on the dropped and
     encoded states, clip_grad_global_norm, SGD with momentum, hybridized, detached hidden
     states); an AWD-LSTM with weight drop in predict mode; StandardRNN in GRU/tanh/relu modes,
-    the evaluation StandardRNN failing to hybridize (as in MXNet) and awd_lstm_lm_1150."""
+    the evaluation StandardRNN and the CacheCell failing to hybridize (as in MXNet) and
+    awd_lstm_lm_1150."""
     out = {}
     vocab, _ = _vocabs()
     V = len(vocab)
@@ -742,6 +743,13 @@ def wf_awd_training():
         out["evaluation_hybrid_error"] = np.array("")
     except AssertionError:
         out["evaluation_hybrid_error"] = np.array("AssertionError")
+    cache = nlp.model.train.CacheCell(evaluation, V, window=3, theta=0.6, lambdas=0.2)
+    cache.hybridize()  # reshape(-3, -2) on a Symbol is shape=-3, reverse=-2: MXNet's parameter error
+    try:
+        cache(x[:, :1], y[:, :1], None, None, evaluation.begin_state(batch_size=1, func=mx.nd.zeros))
+        out["cache_hybrid_error"] = np.array("")
+    except mx.base.MXNetError as e:
+        out["cache_hybrid_error"] = np.array("reverse" in str(e))
     big, _ = nlp.model.get_model("awd_lstm_lm_1150", vocab=vocab, pretrained=False, dropout=0, weight_drop=0,
                                  drop_h=0, drop_i=0, drop_e=0)
     big.initialize()
