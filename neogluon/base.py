@@ -16,6 +16,12 @@ class MXNetError(RuntimeError):
     """The error MXNet raises for a user's mistake; its message names the operator or block."""
 
 
+class ArgumentTypeError(AssertionError, TypeError):
+    """An operator function given an argument of the wrong kind (a Symbol, a numpy array or a
+    number where an NDArray goes, or the reverse for ``mx.sym``): MXNet's generated functions
+    assert their arguments' type, so an AssertionError, and a TypeError as Python has it."""
+
+
 class _NotForThisKind(MXNetError):
     """MXNet's message for a function used on an array kind it does not take: "Function f
     (namely operator "op") with arguments (...) <WHERE>"."""

@@ -662,3 +662,19 @@ def test_hybridized_inputs_the_graph_does_not_use():
     got.backward()
     np.testing.assert_allclose(got.asnumpy(), want.asnumpy(), rtol=1e-6)
     np.testing.assert_allclose(net.dense.weight.grad().asnumpy(), want_grad, rtol=1e-6)
+
+
+def test_hybridized_gather_nd_out_of_bounds_is_mxnets_index_error():
+    """A hybridized graph whose gather_nd gets an index out of bounds raises MXNet 1.9.1's
+    IndexError ("index 5 is out of bounds for axis 1 with size 5"), not the error of the meta
+    run that looks for the failing node (which cannot read index values)."""
+    class Gather(gluon.HybridBlock):
+        def hybrid_forward(self, F, x, positions):
+            return F.gather_nd(x * 2, positions)
+
+    net = Gather()
+    net.hybridize()
+    x = nd.arange(30).reshape((2, 5, 3))
+    np.testing.assert_array_equal(net(x, nd.array([[0, 1], [4, 0]])).asnumpy(), [[24, 26, 28], [30, 32, 34]])
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 5"):
+        net(x, nd.array([[0, 1], [4, 5]])).asnumpy()

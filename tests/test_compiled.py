@@ -1151,3 +1151,44 @@ def test_compiled_prediction_through_box_nms_prints_nothing(monkeypatch, tmp_pat
     assert not list((tmp_path / "packages").glob("*.pt2"))  # not packaged: torch.compile ran it
     out, err = capfd.readouterr()
     assert out == "" and err == "", err[:2000]
+
+
+class _DenseGatherND(gluon.HybridBlock):
+    """A Dense layer whose rows are gathered by positions given as data, as BERT's MLM
+    decoder gathers the masked positions (``gather_nd``, bounds-checked as MXNet)."""
+
+    def __init__(self, **kw):
+        super().__init__(**kw)
+        with self.name_scope():
+            self.dense = nn.Dense(4, flatten=False)
+
+    def hybrid_forward(self, F, x, positions):
+        return F.gather_nd(self.dense(x), positions)
+
+
+@pytest.mark.slow
+def test_compiled_gather_nd_prints_nothing_and_keeps_its_bounds_check(monkeypatch, tmp_path, capfd):
+    """torch.export cannot capture gather_nd's bounds check (it reads index values) and
+    torch.compile serves the graph; neither dynamo's ``Tensor.item()`` advice nor the shape
+    logger's "Unable to find user code" line reached stderr, and an index out of bounds still
+    raises MXNet's IndexError."""
+    monkeypatch.setenv("NEOGLUON_COMPILE_PACKAGE", "1")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    x = nd.array(np.random.RandomState(3).uniform(-1, 1, (2, 5, 3)))
+    positions = nd.array([[0, 1, 1], [4, 0, 2]])
+    plain, comp = _DenseGatherND(), _DenseGatherND()
+    for net in (plain, comp):
+        net.initialize(mx.init.Xavier())
+        net(x, positions)
+    comp.dense.weight.set_data(plain.dense.weight.data().copy())
+    plain.hybridize()
+    comp.hybridize(static_alloc=True, static_shape=True)
+    capfd.readouterr()
+    for _ in range(2):
+        _close(comp(x, positions).asnumpy(), plain(x, positions).asnumpy())
+    _compiled(comp, 1)
+    out, err = capfd.readouterr()
+    assert out == "" and err == "", err[:2000]
+    for net in (comp, plain):  # MXNet's IndexError, not the meta run's "Tensor.item() ... meta tensors"
+        with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 5"):
+            net(x, nd.array([[0, 1, 1], [4, 0, 5]])).asnumpy()

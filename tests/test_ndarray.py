@@ -162,3 +162,21 @@ def test_broadcast_to_and_like_methods_pad_leading_axes():
             call()
     with pytest.raises(mx.MXNetError):  # the operators keep their rule
         mx.nd.broadcast_like(a, mx.nd.zeros((2, 5)))
+
+
+def test_operator_functions_assert_their_argument_kinds():
+    """MXNet 1.9.1's generated functions assert the kind of each array argument: an
+    AssertionError "Argument data must have NDArray type, but got <Symbol x>" (GluonNLP's
+    hybridized evaluation StandardRNN meets it, calling nd.Dropout on a Symbol); neogluon's
+    error is a TypeError too."""
+    s = mx.sym.var("x")
+    for call, message in ((lambda: mx.nd.relu(s), "Argument data must have NDArray type, but got <Symbol x>"),
+                          (lambda: mx.nd.Dropout(s, p=0.5), "Argument data must have NDArray type"),
+                          (lambda: mx.nd.relu(np.ones(3)), "Argument data must have NDArray type"),
+                          (lambda: mx.nd.elemwise_add(mx.nd.ones(2), [1, 2]), "Argument rhs must have NDArray type"),
+                          (lambda: mx.nd.concat(s, s, dim=0), "Positional arguments must have NDArray type"),
+                          (lambda: mx.sym.relu(mx.nd.ones(2)), "Argument data must be Symbol instances"),
+                          (lambda: mx.sym.concat(s, 3, dim=0), "Positional arguments must be Symbol instances")):
+        for kind in (AssertionError, TypeError):
+            with pytest.raises(kind, match=re.escape(message)):
+                call()

@@ -190,3 +190,27 @@ def test_group_adagrad_matches_mxnet():
         mx.optimizer.contrib.GroupAdaGrad(wd=0.1).update(0, w, mx.nd.array(g1), st)
     with pytest.raises(AssertionError):
         mx.optimizer.contrib.GroupAdaGrad().create_state(0, mx.nd.ones((3,)))
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_group_adagrad_dense_and_row_sparse(sparse):
+    """mx.optimizer.contrib.GroupAdaGrad ('groupadagrad', GluonNLP's embedding scripts):
+    one history value per row; a row_sparse gradient leaves the other rows alone. Values from
+    MXNet 1.9.1 (two steps, rescaled and clipped)."""
+    opt = mx.optimizer.create("groupadagrad", learning_rate=0.1, rescale_grad=0.5, clip_gradient=0.6)
+    weight = mx.nd.array([[1.0, 2.0, 3.0], [-1.0, 0.0, 1.0], [0.5, 0.5, 0.5]])
+    state = opt.create_state(0, weight)
+    if sparse:
+        grad = mx.nd.sparse.row_sparse_array((mx.nd.array([[0.4, -2.0, 1.0], [3.0, 0.2, -0.1]]), mx.nd.array([0, 2])),
+                                             shape=(3, 3))
+    else:
+        grad = mx.nd.array([[0.4, -2.0, 1.0], [0.0, 0.0, 0.0], [3.0, 0.2, -0.1]])
+    for _ in range(2):
+        opt.update(0, weight, grad, state)
+    np.testing.assert_allclose(weight.asnumpy().ravel(), [0.9266522526741028, 2.220043182373047, 2.8166306018829346,
+                                                          -1.0, 0.0, 1.0, 0.20933309197425842, 0.4515555202960968,
+                                                          0.5242222547531128], rtol=1e-6)
+    np.testing.assert_allclose(state.asnumpy().ravel(), [0.43333330750465393, 0.0, 0.24833333492279053], rtol=1e-6)
+    assert isinstance(opt, mx.optimizer.contrib.GroupAdaGrad)
+    with pytest.raises(AssertionError, match="Weight decay"):
+        mx.optimizer.create("groupadagrad", wd=0.1).update(0, weight, grad, state)

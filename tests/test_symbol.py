@@ -166,6 +166,41 @@ def test_group_internals_children_indexing():
         assert x.get_children() is None
 
 
+def test_slicing_outputs_follows_mxnet_range_rules():
+    """MXNet 1.9.1 slices a symbol's outputs as ``Group([self[i] for i in range(start, stop,
+    step)])``: an empty range fails in Group (TypeError, which GluonNLP's hybridized
+    TemporalActivationRegularizationLoss meets with ``state[1:]``), a negative index fails
+    (MXNetError), an index past the end raises IndexError."""
+    g = mx.sym.Group([mx.sym.var("a"), mx.sym.var("b"), mx.sym.var("c")])
+    assert g[1:].list_outputs() == ["b", "c"] and g[::2].list_outputs() == ["a", "c"]
+    for empty in (lambda: mx.sym.var("x")[1:], lambda: g[2:1], lambda: g[:-1], lambda: g[::-1]):
+        with pytest.raises(TypeError, match="Expected a list of symbols"):
+            empty()
+    for negative in (lambda: g[-1], lambda: g[-2:]):
+        with pytest.raises(MXNetError, match="nonnegative"):
+            negative()
+    with pytest.raises(IndexError):
+        g[1:10]
+    with pytest.raises(TypeError, match="integer index"):
+        g[1.0]
+    state = mx.sym.var("state")  # what the TAR loss builds when hybridized
+    with pytest.raises(TypeError, match="Expected a list of symbols"):
+        state[1:] - state[:-1]  # pylint: disable=expression-not-assigned
+
+
+def test_reshape_method_passes_further_positionals_to_the_operator():
+    """MXNet 1.9.1's ``Symbol.reshape(*args)`` is the operator with its parameters in order
+    (shape, reverse, target_shape, keep_highest): ``x.reshape(-3, -2)`` asks for reverse=-2
+    and fails (GluonNLP's hybridized CacheCell); one shape argument is the shape."""
+    x = mx.sym.var("x")
+    assert x.reshape((2, 3)).infer_shape(x=(3, 2))[1] == [(2, 3)]
+    assert x.reshape(-1).infer_shape(x=(3, 2))[1] == [(6,)]
+    assert x.reshape((-1, 2), True).list_attr() == {"shape": "(-1, 2)", "reverse": "True"}
+    for args in ((-3, -2), (2, 3, 4)):
+        with pytest.raises(MXNetError, match="Invalid Parameter format for reverse expect boolean"):
+            x.reshape(*args)
+
+
 def test_copy_and_deepcopy():
     x = mx.sym.var("x")
     t = mx.sym.relu(x, name="r")

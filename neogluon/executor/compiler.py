@@ -267,13 +267,27 @@ class CompiledGraph:
             except MXNetError as e:
                 return MXNetError("Error in node %s: %s" % (node.name, e))
             except NotImplementedError:
-                break  # the node needs values: the meta run cannot follow the graph further
+                return _values_needed(err)
             except (RuntimeError, ValueError, IndexError, TypeError) as e:
+                if isinstance(e, RuntimeError) and "on meta tensors" in str(e):  # it reads values
+                    return _values_needed(err)
                 return MXNetError("Error in node %s: %s" % (node.name, registry.shape_error(node.op, attrs, ins, e)))
             res = [res] if isinstance(res, torch.Tensor) else list(res)
             for i, r in enumerate(res):
                 values[(id(node), i)] = r
-        return MXNetError("Error while running the graph: %s" % str(err).split("\n")[0])
+        return _running_error(err)
+
+
+def _values_needed(err):
+    """The error of :meth:`CompiledGraph.diagnose` where the meta run meets a node that
+    reads values (gather_nd's bounds check, box_nms) and cannot follow the graph further:
+    the graph's own error if an operator raised it (an index out of bounds stays MXNet's
+    IndexError, with its operator's message), else a generic one."""
+    return err if isinstance(err, MXNetError) else _running_error(err)
+
+
+def _running_error(err):
+    return MXNetError("Error while running the graph: %s" % str(err).split("\n")[0])
 
 
 def _meta(t):

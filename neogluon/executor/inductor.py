@@ -117,7 +117,7 @@ import warnings
 import torch
 
 from ..fileio import file_digest, read_record, write_record
-from ..operator import detection, rnn, winograd
+from ..operator import detection, indexing, rnn, winograd
 from ..operator.nn import FLOAT_MASK_RELU
 
 __all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_BACKOFF", "REFREEZE_CALLS",
@@ -343,11 +343,12 @@ class InductorGraph:
 
 def _prepare():
     """Before inductor compiles for the first time in the process: :func:`vec_isa_probe`, and
-    the RNN operator's fused kernel and NMS made opaque to dynamo (operator/rnn.py,
-    operator/detection.py)."""
+    the RNN operator's fused kernel, NMS and the gather_nd bounds check made opaque to dynamo
+    (operator/rnn.py, operator/detection.py, operator/indexing.py)."""
     _probe_once()
     rnn.prepare_compiled()
     detection.prepare_compiled()
+    indexing.prepare_compiled()
 
 
 def _probe_once():
@@ -1122,11 +1123,16 @@ def _export_package(module, data, path, options=None):
         # a graph torch.export cannot capture (box_nms: sizes that depend on the data) falls
         # back to torch.compile (frozen_package), but torch.export first printed the partial
         # graph to stderr, 500 lines for GluonCV's SSD: kept for the debug log instead
-        printed = io.StringIO()
+        # (and its shape logger warned "Unable to find user code corresponding to {u0}" for a
+        # bounds check reading index values, BERT's gather_nd: quiet while exporting)
+        printed, shapes_log = io.StringIO(), logging.getLogger("torch.fx.experimental.symbolic_shapes")
+        level = shapes_log.level
         try:
+            shapes_log.setLevel(logging.ERROR)
             with contextlib.redirect_stderr(printed):
                 program = torch.export.export(module, tuple(data), strict=False)
         finally:
+            shapes_log.setLevel(level)
             if printed.getvalue():
                 _LOG.debug("torch.export printed:\n%s", printed.getvalue())
         torch._inductor.aoti_compile_and_package(  # pylint: disable=protected-access

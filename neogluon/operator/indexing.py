@@ -102,6 +102,28 @@ def one_hot(indices, *, depth, on_value, off_value, dtype):
     return out.to(torch_dtype(dtype))
 
 
+def _check_bounds(op, row, axis, size):
+    """MXNet's bounds check of gather_nd/scatter_nd indices (after negatives are wrapped)."""
+    if row.numel() and bool(((row < 0) | (row >= size)).any()):
+        bad = int(row[(row < 0) | (row >= size)].reshape(-1)[0])
+        raise MXNetIndexError("Operator %s: index %d is out of bounds for axis %d with size %d"
+                              % (op, bad, axis, size))
+
+
+# The check reads index values on the host, where dynamo breaks a graph ``torch.compile``
+# traces (a hybridized BERT with static_shape, whose MLM decoder gathers the masked
+# positions): the first such read logged torch's 15-line advice about
+# ``capture_scalar_outputs`` to an MXNet user. Made opaque by :func:`prepare_compiled`, as
+# operator/detection.py's NMS.
+_CHECK_BOUNDS = [_check_bounds]
+
+
+def prepare_compiled():
+    """Make the bounds check opaque to dynamo (above); the compiled backend calls this before compiling."""
+    if len(_CHECK_BOUNDS) == 1:
+        _CHECK_BOUNDS.append(torch.compiler.disable(_check_bounds))
+
+
 def _nd_index(op, indices, shape):
     """The first-axis rows of ``indices`` as a tuple of int64 index tensors, negatives wrapped."""
     idx = _long(indices)
@@ -113,10 +135,7 @@ def _nd_index(op, indices, shape):
     for i in range(m):
         row = idx[i]
         row = torch.where(row < 0, row + shape[i], row)
-        if row.numel() and bool(((row < 0) | (row >= shape[i])).any()):
-            bad = int(row[(row < 0) | (row >= shape[i])].reshape(-1)[0])
-            raise MXNetIndexError("Operator %s: index %d is out of bounds for axis %d with size %d"
-                                  % (op, bad, i, shape[i]))
+        _CHECK_BOUNDS[-1](op, row, i, shape[i])
         out.append(row)
     return tuple(out)
 

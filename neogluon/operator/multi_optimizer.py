@@ -18,7 +18,7 @@ import ast
 import torch
 
 from ..base import MXNetError
-from .optimizer_ops import _adamw_step, _lamb_direction, _lamb_step, _sgd_mom_step, _sgd_step, _skip_update
+from .optimizer_ops import _lamb_direction, _lamb_step, _rescaled, _sgd_mom_step, _sgd_step, _skip_update
 from .registry import Attr, Bool, Float, Int, Shape, register, shape_rule
 
 __all__ = []
@@ -142,6 +142,17 @@ _ADAMW = dict(lrs=Floats(), beta1=Float(0.9), beta2=Float(0.999), epsilon=Float(
               clip_gradient=Float(-1.0), num_weights=Int(1))
 
 
+def _multi_adamw_step(weight, grad, mean, var, scale, lr, beta1, beta2, epsilon, wd, eta, clip_gradient):
+    """MXNet's MultiAdamWKernel: unlike the single ``_adamw_update`` it leaves ``grad`` as it is
+    and writes the moments as ``beta1*(mean - g) + g`` and ``beta2*(var - g*g) + g*g`` (so the
+    float32 rounding differs from ``beta1*mean + (1 - beta1)*g``)."""
+    g = _rescaled(grad, scale, clip_gradient, weight.dtype)
+    mean.sub_(g).mul_(beta1).add_(g)
+    g2 = g * g
+    var.sub_(g2).mul_(beta2).add_(g2)
+    return weight - eta * (lr * mean / (var.sqrt() + epsilon) + wd * weight)
+
+
 def _register_adamw(name, kinds):
     @register(name, inputs=_names(kinds, "num_weights", ("rescale_grad",)), variadic="num_weights",
               num_outputs=lambda a: a["num_weights"], differentiable=False, params=dict(_ADAMW))
@@ -157,8 +168,8 @@ def _register_adamw(name, kinds):
                 out.append(g["weight"].clone())
                 continue
             mp = "weight32" in g
-            new = _adamw_step(g.get("weight32", g["weight"]), g["grad"], g["mean"], g["var"], scale, lr, beta1,
-                              beta2, epsilon, wd, eta, clip_gradient, mp)
+            new = _multi_adamw_step(g.get("weight32", g["weight"]), g["grad"], g["mean"], g["var"], scale, lr,
+                                    beta1, beta2, epsilon, wd, eta, clip_gradient)
             if mp:
                 g["weight32"].copy_(new)
                 new = new.to(g["weight"].dtype)
@@ -196,7 +207,9 @@ def _register_lamb(name, kinds):
             master = g.get("weight32", g["weight"])
             direction = _lamb_direction(master, g["grad"], g["mean"], g["var"], beta1, beta2, epsilon, t,
                                         bias_correction, wd, rescale_grad, clip_gradient)
-            r1 = torch.linalg.vector_norm(master).reshape(1)
+            # r1 from the weights MXNet hands MultiSumSq, the low-precision ones under mp (each
+            # square rounded to their dtype, the sum in float32), not from the float32 master copy
+            r1 = g["weight"].square().float().sum().sqrt().reshape(1)
             r2 = torch.linalg.vector_norm(direction).reshape(1)
             new = _lamb_step(master, direction, r1, r2, lr, lower_bound, upper_bound)
             if "weight32" in g:

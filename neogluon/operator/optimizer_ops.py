@@ -8,6 +8,7 @@ weight of the ``mp_`` variants) in place. The gradient is first multiplied by
 MXNet kernel. The ``mp_`` variants do their arithmetic on the float32 master weight and
 return it cast to the (float16) weight's dtype.
 """
+import numpy as np
 import torch
 
 from ..base import MXNetError
@@ -336,12 +337,17 @@ _LAMB1 = dict(beta1=Float(0.9), beta2=Float(0.999), epsilon=Float(1e-6), t=Int()
 _LAMB2 = dict(lr=Float(), lower_bound=Float(-1.0), upper_bound=Float(-1.0))
 
 
+def _power_f32(beta, t):
+    """MXNet's ``beta_t``: the float32 parameter raised to the step count, rounded to float32."""
+    return float(np.float32(float(np.float32(beta)) ** t))
+
+
 def _lamb_direction(weight, grad, mean, var, beta1, beta2, epsilon, t, bias_correction, wd, rescale_grad,
                     clip_gradient):
     g = _rescaled(grad, rescale_grad, clip_gradient, weight.dtype)
     _moments(g, mean, var, beta1, beta2)
-    if bias_correction:
-        m, v = mean / (1.0 - beta1 ** t), var / (1.0 - beta2 ** t)
+    if bias_correction:  # beta**t rounded to float32 first, then 1 - it in float32, as MXNet's kernels
+        m, v = mean / complement(_power_f32(beta1, t), mean), var / complement(_power_f32(beta2, t), var)
     else:
         m, v = mean, var
     return m / (v.sqrt() + epsilon) + wd * weight

@@ -23,7 +23,7 @@ import functools
 import numpy as np
 import torch
 
-from ..base import MXNetError, _Null, np_dtype
+from ..base import ArgumentTypeError, MXNetError, _Null, np_dtype
 from ..context import Context as _Context
 from ..core import ACTIVE as _ACTIVE, STATE as _STATE, TRACING as _TRACING
 
@@ -687,9 +687,12 @@ class Operator:
             elif x is None:
                 raise MXNetError("Operator %s expects %d inputs (%s) but input '%s' was not given"
                                  % (self.name, n, ", ".join(names), names[i]))
+            elif self.variadic and not self._named_variadic:
+                raise ArgumentTypeError("Positional arguments must have NDArray type, but got %s (operator %s)"
+                                        % (x, self.name))
             else:
-                raise TypeError("Operator %s: input '%s' must be an NDArray, got %s"
-                                % (self.name, names[i], type(x).__name__))
+                raise ArgumentTypeError("Argument %s must have NDArray type, but got %s (operator %s)"
+                                        % (names[i], x, self.name))
         extra = [x for x in inputs[n:] if x is not None]
         if extra:
             raise MXNetError("Operator %s expects %d inputs (%s) but %d were given"

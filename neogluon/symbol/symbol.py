@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import attribute as _attribute
 from .. import name as _name
-from ..base import MXNetError, NotImplementedForSymbol, DTYPE_TO_FLAG
+from ..base import ArgumentTypeError, MXNetError, NotImplementedForSymbol, DTYPE_TO_FLAG
 from ..np_mode import FLAGS as _NP_FLAGS
 from ..operator import registry
 
@@ -189,8 +189,13 @@ class Symbol:
     def __getitem__(self, index):
         if _NP_FLAGS.array and len(self._outputs) == 1 and isinstance(index, (numbers.Integral, slice, tuple)):
             return self._np_getitem(index)
-        if isinstance(index, slice):
-            return Symbol(self._outputs[index])
+        if isinstance(index, slice):  # MXNet's range over the outputs, not Python's slice rules:
+            # a negative bound fails, a stop past the end raises IndexError, an empty range is an
+            # empty Group (TypeError), as e.g. GluonNLP's hybridized TAR loss meets them
+            start = 0 if index.start is None else index.start
+            stop = len(self._outputs) if index.stop is None else index.stop
+            step = 1 if index.step is None else index.step
+            return Group([self[i] for i in range(start, stop, step)])
         if isinstance(index, str):
             names = self.list_outputs()
             hits = [i for i, n in enumerate(names) if n == index]
@@ -199,9 +204,13 @@ class Symbol:
             if len(hits) > 1:
                 raise ValueError('There are multiple outputs with name "%s"' % index)
             index = hits[0]
-        if not isinstance(index, numbers.Integral) or not 0 <= index < len(self._outputs):
-            raise IndexError("Symbol index %s out of range: the symbol has %d outputs"
+        if not isinstance(index, numbers.Integral):
+            raise TypeError("Symbol only support integer index to fetch i-th output")
+        if index < 0:
+            raise MXNetError("Symbol only accept nonnegative index (got %d for a symbol with %d outputs)"
                              % (index, len(self._outputs)))
+        if index >= len(self._outputs):  # (a bare IndexError ends Python's iteration over the outputs)
+            raise IndexError("Symbol index %d out of range: the symbol has %d outputs" % (index, len(self._outputs)))
         return Symbol([self._outputs[index]])
 
     def _np_getitem(self, key):
@@ -496,8 +505,14 @@ class Symbol:
 
     # ------------------------------------------------------------------ methods with special signatures
     def reshape(self, *shape, **kwargs):
-        """``x.reshape((0, -1))`` or ``x.reshape(0, -1)``, with MXNet's special codes."""
+        """``x.reshape((0, -1))`` or ``x.reshape(-1)``, with MXNet's special codes. As in MXNet
+        (whose method passes its arguments on to the operator), further positional arguments
+        are the operator's next parameters: ``x.reshape(0, -1)`` is ``shape=0, reverse=-1``,
+        an error (GluonNLP's hybridized CacheCell meets it), unlike ``NDArray.reshape``."""
         from . import reshape as _reshape
+        if len(shape) > 1:
+            kwargs.update(zip(("reverse", "target_shape", "keep_highest"), shape[1:]))
+            shape = shape[:1]
         if len(shape) == 1 and isinstance(shape[0], (list, tuple, int)):
             shape = shape[0]   # an int stays one, written '-1' in the JSON as MXNet does
         elif not shape:
@@ -609,8 +624,10 @@ def create(op, inputs, kwargs, name, attr, hint):
     node._parsed = parsed
     if op.variadic:
         given = list(inputs) + list(sym_kwargs.values())
-        if any(not isinstance(s, Symbol) for s in given):
-            raise TypeError("Operator %s: positional arguments must be Symbol instances" % op.name)
+        wrong = [s for s in given if not isinstance(s, Symbol)]
+        if wrong:
+            raise ArgumentTypeError("Positional arguments must be Symbol instances, but got %s (operator %s)"
+                                    % (wrong[0], op.name))
         entries = [_single(s, op.name) for s in given]
         # inputs the node declares beyond those given (num_args=3 with two symbols, bilinear
         # UpSampling's weight) become variables, as MXNet's compose makes them
@@ -646,7 +663,7 @@ def _named_inputs(op, node, inputs, sym_kwargs):
             attrs = dict(node.attrs)
             entries.append((Node(None, "%s_%s" % (node.name, nm), attrs), 0))
         elif not isinstance(s, Symbol):
-            raise TypeError("Argument %s must be Symbol instances, but got %s" % (nm, s))
+            raise ArgumentTypeError("Argument %s must be Symbol instances, but got %s" % (nm, s))
         else:
             entries.append(_single(s, "%s input %s" % (op.name, nm)))
     return entries
