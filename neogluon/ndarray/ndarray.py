@@ -192,7 +192,7 @@ class NDArray:
         return (_rebuild, (self.asnumpy(), str(self.context)))
 
     def __dlpack__(self, *args, **kwargs):
-        return self._t.detach().__dlpack__(*args, **kwargs)
+        return self._t.detach().contiguous().__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
         return self._t.__dlpack_device__()
@@ -279,13 +279,22 @@ class NDArray:
             torch.cuda.synchronize(self._t.device)
 
     def to_dlpack_for_read(self):
-        """A DLPack capsule viewing this array."""
+        """A DLPack capsule viewing this array, row-major and dense as every MXNet array is
+        (DGL's kernels refuse strided tensors): a tensor neogluon holds strided (a transpose
+        view, an expanded gradient) is exported as a dense copy."""
         self.wait_to_read()
-        return torch.utils.dlpack.to_dlpack(self._t.detach())
+        return torch.utils.dlpack.to_dlpack(self._t.detach().contiguous())
 
     def to_dlpack_for_write(self):
-        """A DLPack capsule through which this array may be written."""
-        return torch.utils.dlpack.to_dlpack(self._t.detach())
+        """A DLPack capsule through which this array may be written. A strided tensor is
+        first made dense in place, so that what is written through the capsule is this array
+        (strided tensors are never views of another array's memory: such results are copies
+        in MXNet, and in neogluon)."""
+        t = self._t
+        if not t.is_contiguous():
+            with torch.no_grad():
+                t.set_(t.contiguous())
+        return torch.utils.dlpack.to_dlpack(t.detach())
 
     def detach(self):
         """The same data outside any recorded graph (gradients stop here)."""
