@@ -1,0 +1,70 @@
+"""Integer indexing of a legacy NDArray under NumPy shape semantics. ``mx.set_np_shape(True)``
+(which ``import dgl`` with the MXNet backend calls) makes MXNet 1.9.1's ``NDArray._at`` give an
+element of a 1-d array as a 0-d array; without it the element has shape (1,). The shapes below
+are MXNet 1.9.1's for the same calls."""
+import numpy as np
+import pytest
+
+import neogluon as mx
+
+# key -> (shape with np_shape off, shape with np_shape on), for a = arange(3), b = arange(6).reshape(2, 3)
+CASES = [
+    ("a", 1, (1,), ()),
+    ("a", -1, (1,), ()),
+    ("a", np.int64(1), (1,), ()),
+    ("a", np.int32(1), (1,), ()),
+    ("a", (1,), (1,), ()),
+    ("a", (1, Ellipsis), (1,), (1,)),
+    ("a", (Ellipsis, 1), (1,), (1,)),
+    ("a", (1, None), (1,), (1,)),
+    ("b", (1, 2), (1,), ()),
+    ("b", (-1, -1), (1,), ()),
+    ("b", (1, np.int64(2)), (1,), ()),
+    ("b", (1, slice(2, 3)), (1,), (1,)),
+    ("b", 1, (3,), (3,)),
+]
+
+
+@pytest.fixture
+def np_shape():
+    prev = mx.set_np_shape(True)
+    yield
+    mx.set_np_shape(prev)
+
+
+def _arrays():
+    return {"a": mx.nd.arange(3), "b": mx.nd.arange(6).reshape((2, 3))}
+
+
+@pytest.mark.parametrize("name,key,legacy,numpy_shape", CASES, ids=[repr(c[1]) for c in CASES])
+def test_integer_index_shape(name, key, legacy, numpy_shape):
+    x = _arrays()[name]
+    assert x[key].shape == legacy
+    prev = mx.set_np_shape(True)
+    try:
+        y = x[key]
+    finally:
+        mx.set_np_shape(prev)
+    assert y.shape == numpy_shape
+    np.testing.assert_array_equal(y.asnumpy(), x.asnumpy()[key])
+
+
+def test_chained_and_iterated_elements_are_0d(np_shape):  # pylint: disable=unused-argument,redefined-outer-name
+    b = mx.nd.arange(6).reshape((2, 3))
+    assert b[1][2].shape == ()
+    assert b[1][2].asscalar() == 5
+    assert [v.shape for v in mx.nd.arange(2)] == [(), ()]
+    assert repr(mx.nd.arange(3)[1].asnumpy()) == "array(1., dtype=float32)"
+
+
+def test_element_gradient_and_write(np_shape):  # pylint: disable=unused-argument,redefined-outer-name
+    x = mx.nd.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x[1] * 3
+    y.backward()
+    assert y.shape == ()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [0, 3, 0])
+    c = mx.nd.arange(3)
+    c[1] = 7
+    np.testing.assert_array_equal(c.asnumpy(), [0, 7, 2])
