@@ -1,7 +1,7 @@
 """Integer indexing of a legacy NDArray under NumPy shape semantics. ``mx.set_np_shape(True)``
 (which ``import dgl`` with the MXNet backend calls) makes MXNet 1.9.1's ``NDArray._at`` give an
 element of a 1-d array as a 0-d array; without it the element has shape (1,). The shapes below
-are MXNet 1.9.1's for the same calls."""
+are MXNet 1.9.1's for the same calls, as is the 0-d view ``x.reshape(())`` gives (in either mode)."""
 import numpy as np
 import pytest
 
@@ -68,3 +68,28 @@ def test_element_gradient_and_write(np_shape):  # pylint: disable=unused-argumen
     c = mx.nd.arange(3)
     c[1] = 7
     np.testing.assert_array_equal(c.asnumpy(), [0, 7, 2])
+
+
+def test_reshape_method_to_no_axes(np_shape):  # pylint: disable=unused-argument,redefined-outer-name
+    """``x.reshape(())`` (MXNDArrayReshape64 with no axes, not the Reshape operator): a 0-d view
+    of a one-element array, recorded by autograd; MXNet's errors otherwise."""
+    x = mx.nd.array([[3.0]])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = x.reshape(()) * 2
+    y.backward()
+    assert y.shape == () and y.asscalar() == 6
+    np.testing.assert_array_equal(x.grad.asnumpy(), [[2]])
+    v = x.reshape([])
+    x[:] = 9
+    assert v.shape == () and v.asscalar() == 9  # a view
+    with pytest.raises(mx.base.MXNetError, match="target shape must have the same size"):
+        mx.nd.ones((2,)).reshape(())
+    with pytest.raises(AssertionError, match="Shape must be provided"):
+        x.reshape(shape=())
+
+
+def test_reshape_method_to_no_axes_without_np_shape():
+    assert mx.nd.ones((1, 1)).reshape(()).shape == ()
+    with pytest.raises(ValueError, match=r"Cannot reshape array of size 2 into shape \(\)"):
+        mx.nd.ones((2,)).reshape(())

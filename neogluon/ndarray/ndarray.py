@@ -16,6 +16,7 @@ import torch.utils.dlpack
 from ..base import MXNetError, numeric_types, np_type, torch_dtype, _Null
 from ..context import Context, as_context
 from ..core import ACTIVE as _ACTIVE, STATE as _STATE, check_assign
+from .. import np_mode as _np_mode
 from ..operator import registry
 from . import indexing as _indexing
 
@@ -406,12 +407,26 @@ class NDArray:
                             "and 'reverse'." % ", ".join(unknown))
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
             shape = shape[0]
+            if not shape:  # x.reshape(()): MXNet's reshape of the NDArray itself gives it no axes
+                return self._to_0d()
         elif not shape:
             shape = kwargs.pop("shape", None)
             if shape is None:
                 raise TypeError("reshape: the shape must be provided")
+            if not shape:
+                raise AssertionError("Shape must be provided.")
         raw = dict(kwargs, shape=tuple(shape))
         return _RESHAPE.keyed((_VIEW,) + tuple(raw.items()), raw, view=True).run(self)
+
+    def _to_0d(self):
+        """``x.reshape(())``: a 0-d view of a one-element array (MXNDArrayReshape64 with no
+        axes, in either shape mode); MXNet's errors for any other size."""
+        if self.size != 1:
+            if _np_mode.FLAGS.shape:
+                raise MXNetError("NDArray.Reshape: Check failed: shape_.Size() == shape.Size() (%d vs. 1) : "
+                                 "target shape must have the same size as current shape." % self.size)
+            raise ValueError("Cannot reshape array of size %d into shape ()" % self.size)
+        return _NP_RESHAPE.keyed((_VIEW, "0-d"), {"newshape": ()}, view=True).run(self)
 
     def broadcast_to(self, shape):
         """MXNet 1.9.1's method (not the operator): numpy's rule, the array's shape padded with
@@ -452,6 +467,7 @@ def invoke(op, inputs, kwargs, out=None):
 
 _REGISTRY = registry._REGISTRY
 _RESHAPE = registry.get("Reshape")
+_NP_RESHAPE = registry.get("_np_reshape")
 _GETITEM = _indexing.GETITEM
 _POS = registry._POSITIONAL
 _VIEW = object()  # marks the keys of NDArray.reshape's keyword calls in Reshape's cache
