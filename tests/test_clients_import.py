@@ -17,6 +17,8 @@ STATEMENTS = {
     "gluonts": ["import gluonts.mx"],
     "gluonnlp": ["import gluonnlp"],
     "d2l": ["import d2l.mxnet"],
+    "dgl": ["import os; os.environ['DGLBACKEND'] = 'mxnet'; import dgl, dgl.nn.mxnet; "
+            "assert dgl.backend.backend_name == 'mxnet'"],
 }
 CASES = [(pkg, stmt) for pkg, stmts in STATEMENTS.items() for stmt in stmts]
 
