@@ -1,7 +1,8 @@
 """Integer indexing of a legacy NDArray under NumPy shape semantics. ``mx.set_np_shape(True)``
 (which ``import dgl`` with the MXNet backend calls) makes MXNet 1.9.1's ``NDArray._at`` give an
 element of a 1-d array as a 0-d array; without it the element has shape (1,). The shapes below
-are MXNet 1.9.1's for the same calls, as is the 0-d view ``x.reshape(())`` gives (in either mode)."""
+are MXNet 1.9.1's for the same calls, as are the 0-d view ``x.reshape(())`` gives (in either
+mode) and the (1,) of a legacy reduction of such a 0-d array."""
 import numpy as np
 import pytest
 
@@ -93,3 +94,15 @@ def test_reshape_method_to_no_axes_without_np_shape():
     assert mx.nd.ones((1, 1)).reshape(()).shape == ()
     with pytest.raises(ValueError, match=r"Cannot reshape array of size 2 into shape \(\)"):
         mx.nd.ones((2,)).reshape(())
+
+
+@pytest.mark.parametrize("op", ["sum", "mean", "max", "min", "prod", "nansum", "nanprod", "norm", "argmax", "argmin"])
+def test_full_reduction_of_a_0d_array_has_shape_1(np_shape, op):  # pylint: disable=unused-argument,redefined-outer-name
+    """MXNet 1.9.1 with NumPy shape semantics: a legacy reduction of a 0-d array over every
+    axis gives shape (1,) (the 0-d element of ``x[i]`` summed, say); with keepdims, ()."""
+    z = mx.nd.array(np.float32(3))
+    res = getattr(mx.nd, op)(z)
+    assert res.shape == (1,)
+    assert res.asscalar() == (0 if op.startswith("arg") else 3)
+    if op == "sum":
+        assert mx.nd.sum(z, keepdims=True).shape == ()
