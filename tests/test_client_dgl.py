@@ -148,6 +148,11 @@ def wf_gat_hybridized():
     return _train_node_classifier("gat", "sgd", {"learning_rate": 0.1, "momentum": 0.9}, 3, 21, hybridize=True)[1]
 
 
+def wf_sage_node_classification():
+    """Two SAGEConv layers (mean, then pool aggregation) trained four Adam steps."""
+    return _train_node_classifier("sage", "adam", {"learning_rate": 0.02}, 4, 22)[1]
+
+
 def wf_sage_link_prediction():
     """A SAGEConv encoder and an MLP edge scorer (``apply_edges`` with a UDF) trained on the
     graph's edges against fixed negative edges with sigmoid BCE; dot-product scores
