@@ -106,3 +106,25 @@ def test_full_reduction_of_a_0d_array_has_shape_1(np_shape, op):  # pylint: disa
     assert res.asscalar() == (0 if op.startswith("arg") else 3)
     if op == "sum":
         assert mx.nd.sum(z, keepdims=True).shape == ()
+
+
+def test_assignment_into_a_0d_array(np_shape):  # pylint: disable=unused-argument,redefined-outer-name
+    """MXNet 1.9.1: a 0-d legacy NDArray takes ``z[()] = v`` and ``z[:] = v`` (any slice) with
+    one value of any shape; other keys and longer values are errors. An ``mx.np`` 0-d array
+    takes ``()`` alone."""
+    z = mx.nd.array(np.float32(3))
+    for key, value, want in [((), 4, 4), (slice(None), mx.nd.array([5]), 5), (slice(None), np.float32(6), 6),
+                             (slice(None), np.array([7.0]), 7), (slice(1, 2), 8, 8)]:
+        z[key] = value
+        assert z.shape == () and z.asscalar() == want
+    for key in (0, (0,)):
+        with pytest.raises(IndexError, match=r"scalar tensor can only accept `\(\)` and `:` as index"):
+            z[key] = 1
+    with pytest.raises(ValueError, match="setting an array element with a sequence"):
+        z[:] = [1, 2]
+    a = mx.np.array(3.0)
+    a[()] = 5
+    assert float(a) == 5
+    for key in (Ellipsis, slice(None)):
+        with pytest.raises(IndexError, match=r"scalar tensor can only accept `\(\)` as index"):
+            a[key] = 1

@@ -242,6 +242,8 @@ GETITEM.lowering = _lower_getitem
 
 def setitem(x, key, value):
     t = x._t
+    if t.dim() == 0:
+        key, value = _scalar_key_value(key, value, getattr(x, "_SCALAR_KEYS", None))
     pre, flips, k = _convert_key(key, tuple(t.shape), t.device)
     if hasattr(value, "_t"):  # an NDArray
         v = value._t
@@ -264,6 +266,25 @@ def setitem(x, key, value):
         raise ValueError("cannot assign a value of shape %s to NDArray%s of shape %s: %s"
                          % (tuple(v.shape) if isinstance(v, torch.Tensor) else (), _fmt(key), x.shape,
                             str(e).split("\n")[0])) from None
+
+
+def _scalar_key_value(key, value, only_empty=None):
+    """A 0-d array's key and value as MXNet 1.9.1 takes them: ``z[()] = v`` or ``z[:] = v``
+    (any slice) with one value (a number, or an array of one element of any shape); returns
+    the key and value for the write into every element. ``only_empty``: the keys said in the
+    error of an array that takes ``()`` alone (``mx.np.ndarray``'s rule)."""
+    if only_empty is not None:
+        if key.__class__ is not tuple or key:
+            raise IndexError("scalar tensor can only accept %s as index" % only_empty)
+    elif not isinstance(key, (tuple, slice)) or (isinstance(key, tuple) and key):
+        raise IndexError("scalar tensor can only accept `()` and `:` as index")
+    if isinstance(value, numeric_types):
+        return Ellipsis, value
+    if not hasattr(value, "_t"):  # a numpy array or a sequence
+        value = np.asarray(value)
+    if value.size != 1:
+        raise ValueError("setting an array element with a sequence.")
+    return Ellipsis, value.reshape(())
 
 
 def _put_flipped(t, pre, flips, k, v):
