@@ -128,3 +128,17 @@ def test_assignment_into_a_0d_array(np_shape):  # pylint: disable=unused-argumen
     for key in (Ellipsis, slice(None)):
         with pytest.raises(IndexError, match=r"scalar tensor can only accept `\(\)` as index"):
             a[key] = 1
+
+
+def test_random_samples_of_shape_empty_are_0d(np_shape):  # pylint: disable=unused-argument,redefined-outer-name
+    """MXNet 1.9.1 with NumPy shape semantics: ``nd.random.*(shape=())`` draws one 0-d sample
+    (without them, () is an unknown shape, an error)."""
+    for draw in (lambda: mx.nd.random.uniform(shape=()), lambda: mx.nd.random.normal(shape=()),
+                 lambda: mx.nd.random.randint(0, 5, shape=()), lambda: mx.nd.random.exponential(shape=())):
+        assert draw().shape == ()
+    assert mx.nd.random.uniform().shape == (1,)
+
+
+def test_random_samples_of_shape_empty_without_np_shape():
+    with pytest.raises(mx.base.MXNetError):
+        mx.nd.random.uniform(shape=())
