@@ -391,6 +391,119 @@ def wf_message_passing():
     return out
 
 
+def wf_rgcn_and_tree_lstm():
+    """An R-GCN entity classifier (an Embedding, RelGraphConv with basis and block-diagonal
+    decomposition) on a heterograph made homogeneous, trained three SGD steps; a Tree-LSTM-like
+    cell propagated leaves-to-root with ``prop_nodes`` over ``topological_nodes_generator``."""
+    mx, dgl = _modules()
+    from dgl.nn import mxnet as dglnn
+    nd = mx.nd
+    hg = dgl.heterograph({("a", "r1", "b"): ([0, 1, 2], [0, 1, 1]), ("b", "r2", "a"): ([0, 1], [2, 0]),
+                          ("a", "r3", "a"): ([0, 1], [1, 2])})
+    g = dgl.to_homogeneous(hg)
+    etypes = g.edata[dgl.ETYPE]
+
+    class RGCN(mx.gluon.Block):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            with self.name_scope():
+                self.emb = mx.gluon.nn.Embedding(g.num_nodes(), 6)
+                self.c1 = dglnn.RelGraphConv(6, 5, 3, "basis", 2, activation=nd.relu, self_loop=True)
+                self.c2 = dglnn.RelGraphConv(5, 2, 3, "bdd", 1)
+
+        def forward(self, graph, et):
+            return self.c2(graph, self.c1(graph, self.emb(nd.arange(graph.num_nodes())), et), et)
+
+    net = RGCN()
+    net.initialize()
+    net(g, etypes)
+    _seed_params(net, 3)
+    trainer = mx.gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
+    y = nd.array([0, 1, 0, 1, 1])
+    losses = []
+    for _ in range(3):
+        with mx.autograd.record():
+            loss = mx.gluon.loss.SoftmaxCELoss()(net(g, etypes), y).mean()
+        loss.backward()
+        trainer.step(1)
+        losses.append(loss.asscalar())
+    out = {"rgcn_loss": np.array(losses), "etypes": _np(etypes), "ntypes": _np(g.ndata[dgl.NTYPE])}
+
+    tree = dgl.graph(([1, 2, 3, 4, 5], [0, 0, 1, 1, 2]), num_nodes=6)  # children -> parent
+    x = _feat(6, 3)
+    x.attach_grad()
+    cell = mx.gluon.nn.Dense(3, in_units=3)
+    cell.initialize()
+    _seed_params(cell, 9)
+    with mx.autograd.record():
+        tree.ndata["x"], tree.ndata["h"], tree.ndata["s"] = x, nd.tanh(x), nd.zeros((6, 3))
+        tree.prop_nodes(dgl.topological_nodes_generator(tree)[1:], lambda e: {"m": e.src["h"]},
+                        lambda n: {"s": n.mailbox["m"].sum(1)},
+                        lambda n: {"h": nd.tanh(cell(n.data["s"]) + n.data["x"])})
+        loss = (tree.ndata["h"] ** 2).sum()
+    loss.backward()
+    out.update(tree_h=_np(tree.ndata["h"]), tree_grad_x=_np(x.grad), tree_grad_w=_np(cell.weight.grad()))
+    return out
+
+
+def wf_graph_operators():
+    """Broadcasting builtins (u_mul_e, u_add_e, u_mul_v, e_div_v, copy_e) on multi-dimensional
+    features with their gradients; ``adj_product_graph``/``adj_sum_graph`` (DGL's CSR products)
+    with gradients of the edge weights; segment reductions; graph editing carrying features."""
+    mx, dgl = _modules()
+    import dgl.function as fn
+    nd = mx.nd
+    out = {}
+    g = dgl.graph(([0, 1, 2, 3, 0], [1, 2, 3, 0, 2]))
+    x, e, y = _feat(4, 6).reshape((4, 2, 3)), _feat(5, 2, 2).reshape((5, 2, 1)), _feat(4, 3, 3).reshape((4, 1, 3))
+    for a in (x, e, y):
+        a.attach_grad()
+    with mx.autograd.record():
+        g.ndata["x"], g.edata["e"], g.ndata["y"] = x, e, y
+        g.update_all(fn.u_mul_e("x", "e", "m"), fn.sum("m", "o"))
+        g.update_all(fn.u_add_e("y", "e", "m"), fn.max("m", "p"))
+        g.apply_edges(fn.u_mul_v("x", "y", "q"))
+        g.apply_edges(fn.e_div_v("e", "y", "r"))
+        g.update_all(fn.copy_e("e", "m"), fn.min("m", "s"))
+        loss = ((g.ndata["o"] ** 2).sum() + g.ndata["p"].sum() + (g.edata["q"] * 2).sum() + g.edata["r"].sum()
+                + g.ndata["s"].sum())
+    loss.backward()
+    out.update({k: _np(g.ndata[k]) for k in "ops"})
+    out.update({k: _np(g.edata[k]) for k in "qr"})
+    out.update(grad_x=_np(x.grad), grad_e=_np(e.grad), grad_y=_np(y.grad))
+
+    a = dgl.graph(([0, 1, 2, 2], [1, 2, 0, 1]), num_nodes=3)
+    b = dgl.graph(([0, 1, 1, 2], [0, 2, 1, 0]), num_nodes=3)
+    wa, wb = nd.array([1.0, 2, 3, 4]), nd.array([5.0, 6, 7, 8])
+    wa.attach_grad()
+    wb.attach_grad()
+    with mx.autograd.record():
+        a.edata["w"], b.edata["w"] = wa, wb
+        prod, total = dgl.adj_product_graph(a, b, "w"), dgl.adj_sum_graph([a, b], "w")
+        loss = (prod.edata["w"] * nd.arange(prod.num_edges())).sum() + (total.edata["w"] ** 2).sum()
+    loss.backward()
+    out.update(product_w=_np(prod.edata["w"]), sum_w=_np(total.edata["w"]), grad_wa=_np(wa.grad),
+               grad_wb=_np(wb.grad))
+
+    v = _feat(6, 3, 4)
+    v.attach_grad()
+    offsets = nd.array([1, 0, 3, 2], dtype="int64")
+    with mx.autograd.record():
+        seg_sum = dgl.ops.segment_reduce(offsets, v, "sum")
+        seg_min = dgl.ops.segment_reduce(offsets, v, "min")
+        loss = (seg_sum * seg_sum).sum() + (seg_min * 3).sum()
+    loss.backward()
+    out.update(seg_sum=_np(seg_sum), seg_min=_np(seg_min), grad_v=_np(v.grad))
+
+    h = _small_graph()
+    h.ndata["x"], h.edata["w"] = _feat(6, 3), _feat(14, 2, 2)
+    out["removed_nodes_w"] = _np(dgl.remove_nodes(h, nd.array([1, 3], dtype="int64")).edata["w"])
+    out["added_edges_w"] = _np(dgl.add_edges(h, [1, 2], [5, 5], {"w": nd.ones((2, 2))}).edata["w"])
+    out["reversed_x"] = _np(dgl.reverse(h, copy_ndata=True).ndata["x"])
+    out["subgraph_w"] = _np(dgl.edge_subgraph(h, nd.array([0, 4, 7], dtype="int64")).edata["w"])
+    return out
+
+
 WORKFLOWS = {name[3:]: fn for name, fn in sorted(globals().items()) if name.startswith("wf_")}
 
 
