@@ -17,6 +17,7 @@ STATEMENTS = {
     "gluonts": ["import gluonts.mx"],
     "gluonnlp": ["import gluonnlp"],
     "d2l": ["import d2l.mxnet"],
+    "dgl": ["import dgl.nn.mxnet"],  # with DGLBACKEND=mxnet (below)
 }
 CASES = [(pkg, stmt) for pkg, stmts in STATEMENTS.items() for stmt in stmts]
 
@@ -27,7 +28,7 @@ def test_client_imports_through_the_alias(package, statement):
         pytest.skip("%s is not installed (bash tools/install_clients.sh VENV)" % package)
     code = "import neogluon_alias; neogluon_alias.activate(); %s; import mxnet; print(mxnet.__version__)" % statement
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               MPLBACKEND="Agg", PYTHONWARNINGS="ignore")
+               MPLBACKEND="Agg", PYTHONWARNINGS="ignore", DGLBACKEND="mxnet")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.strip().split("\n")[-1] == "1.9.1"

@@ -107,6 +107,15 @@ def test_ndarray_methods_use_the_operators():
     assert x.norm().shape == (1,)
 
 
+def test_argmax_over_the_one_axis_of_a_vector_has_shape_1():
+    """MXNet 1.9.1: ``nd.argmax(nd.ones((3,)), axis=0)`` has shape (1,), as every full reduction."""
+    x = mx.nd.array([1, 5, 3])
+    for op, want in (("argmax", 1), ("argmin", 0)):
+        res = getattr(mx.nd, op)(x, axis=0)
+        assert res.shape == (1,) and res.asnumpy().tolist() == [want]
+        assert getattr(mx.nd, op)(x, axis=-1, keepdims=True).shape == (1,)
+
+
 def test_topk_num_outputs_follow_mxnet():
     op = registry.get("topk")
     for ret_typ, total, visible in [("value", 2, 1), ("indices", 1, 1), ("mask", 1, 1), ("both", 2, 2)]:

@@ -2,7 +2,10 @@
 
 Basic indexing (ints, slices with any step, ``None``, ``Ellipsis``) and advanced
 indexing (lists, numpy arrays, NDArrays of indices) follow numpy. As in MXNet 1.x, a
-result with no dimensions left is returned with shape ``(1,)``; ``x[i]`` and ``x[a:b]``
+result with no dimensions left is returned with shape ``(1,)``, except that with NumPy shape
+semantics on (``mx.set_np_shape(True)``, which importing DGL does) an element taken by
+integers alone, ``x[i]`` of a 1-d array or ``x[i, j]`` of a 2-d one, is 0-d (MXNet's
+``NDArray._at``); ``x[i]`` and ``x[a:b]``
 are views, as in torch and MXNet. Reads are an operator, :data:`GETITEM` (its attribute
 is the key), so ``x[key]`` runs through ``Operator.call`` like any other operator: it is
 recorded by autograd and traced in a hybridized ``forward`` (where basic keys become
@@ -17,6 +20,7 @@ import torch
 
 from ..base import integer_types, numeric_types
 from ..core import STATE as _STATE, check_assign
+from ..np_mode import FLAGS as _NP_FLAGS
 from ..operator.registry import Any, Operator
 
 # index types of x[i]'s fast path: Python's int and numpy's (samplers yield numpy.int64)
@@ -148,7 +152,7 @@ def getitem(t, key):
         n = t.shape[0]
         i = key + n if key < 0 else key
         if 0 <= i < n:
-            return t[i:i + 1] if t.dim() == 1 else t[i]
+            return t[i:i + 1] if t.dim() == 1 and not _NP_FLAGS.shape else t[i]
     elif cls is slice and t.dim() and key.step is None:  # x[a:b]: a view
         return t[key]
     pre, flips, k = _convert_key(key, tuple(t.shape), t.device)
@@ -158,9 +162,17 @@ def getitem(t, key):
         raise IndexError("NDArray index %r on shape %s: %s" % (key, tuple(t.shape), e)) from None
     if not flips and mxnet_view(key, tuple(t.shape)) is False:  # a flip has copied already
         r = r.clone(memory_format=torch.contiguous_format)
-    if r.dim() == 0:
+    if r.dim() == 0 and not (_NP_FLAGS.shape and _integers_only(key, t.dim())):
         r = r.reshape(1)
     return r
+
+
+def _integers_only(key, ndim):
+    """Whether ``key`` is one integer per axis, the key MXNet takes element by element with
+    ``NDArray._at`` (0-d with NumPy shape semantics); ``x[i, ...]`` or ``x[i, None]`` are not."""
+    if key.__class__ is not tuple:
+        return key.__class__ in _INT_KEYS
+    return len(key) == ndim and all(k.__class__ in _INT_KEYS for k in key)
 
 
 def cache_key(key):
@@ -230,6 +242,8 @@ GETITEM.lowering = _lower_getitem
 
 def setitem(x, key, value):
     t = x._t
+    if t.dim() == 0:
+        key, value = _scalar_key_value(key, value, getattr(x, "_SCALAR_KEYS", None))
     pre, flips, k = _convert_key(key, tuple(t.shape), t.device)
     if hasattr(value, "_t"):  # an NDArray
         v = value._t
@@ -252,6 +266,25 @@ def setitem(x, key, value):
         raise ValueError("cannot assign a value of shape %s to NDArray%s of shape %s: %s"
                          % (tuple(v.shape) if isinstance(v, torch.Tensor) else (), _fmt(key), x.shape,
                             str(e).split("\n")[0])) from None
+
+
+def _scalar_key_value(key, value, only_empty=None):
+    """A 0-d array's key and value as MXNet 1.9.1 takes them: ``z[()] = v`` or ``z[:] = v``
+    (any slice) with one value (a number, or an array of one element of any shape); returns
+    the key and value for the write into every element. ``only_empty``: the keys said in the
+    error of an array that takes ``()`` alone (``mx.np.ndarray``'s rule)."""
+    if only_empty is not None:
+        if key.__class__ is not tuple or key:
+            raise IndexError("scalar tensor can only accept %s as index" % only_empty)
+    elif not isinstance(key, (tuple, slice)) or (isinstance(key, tuple) and key):
+        raise IndexError("scalar tensor can only accept `()` and `:` as index")
+    if isinstance(value, numeric_types):
+        return Ellipsis, value
+    if not hasattr(value, "_t"):  # a numpy array or a sequence
+        value = np.asarray(value)
+    if value.size != 1:
+        raise ValueError("setting an array element with a sequence.")
+    return Ellipsis, value.reshape(())
 
 
 def _put_flipped(t, pre, flips, k, v):

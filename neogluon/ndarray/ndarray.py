@@ -18,6 +18,7 @@ import torch.utils.dlpack
 from ..base import MXNetError, numeric_types, np_type, torch_dtype, _Null
 from ..context import Context, as_context
 from ..core import ACTIVE as _ACTIVE, STATE as _STATE, check_assign
+from .. import np_mode as _np_mode
 from ..operator import registry
 from . import indexing as _indexing
 
@@ -220,7 +221,7 @@ class NDArray:
         return (_rebuild, (self.asnumpy(), str(self.context)))
 
     def __dlpack__(self, *args, **kwargs):
-        return self._t.detach().__dlpack__(*args, **kwargs)
+        return self._t.detach().contiguous().__dlpack__(*args, **kwargs)
 
     def __dlpack_device__(self):
         return self._t.__dlpack_device__()
@@ -307,13 +308,22 @@ class NDArray:
             torch.cuda.synchronize(self._t.device)
 
     def to_dlpack_for_read(self):
-        """A DLPack capsule viewing this array."""
+        """A DLPack capsule viewing this array, row-major and dense as every MXNet array is
+        (DGL's kernels refuse strided tensors): a tensor neogluon holds strided (a transpose
+        view, an expanded gradient) is exported as a dense copy."""
         self.wait_to_read()
-        return torch.utils.dlpack.to_dlpack(self._t.detach())
+        return torch.utils.dlpack.to_dlpack(self._t.detach().contiguous())
 
     def to_dlpack_for_write(self):
-        """A DLPack capsule through which this array may be written."""
-        return torch.utils.dlpack.to_dlpack(self._t.detach())
+        """A DLPack capsule through which this array may be written. A strided tensor is
+        first made dense in place, so that what is written through the capsule is this array
+        (strided tensors are never views of another array's memory: such results are copies
+        in MXNet, and in neogluon)."""
+        t = self._t
+        if not t.is_contiguous():
+            with torch.no_grad():
+                t.set_(t.contiguous())
+        return torch.utils.dlpack.to_dlpack(t.detach())
 
     def detach(self):
         """The same data outside any recorded graph (gradients stop here)."""
@@ -425,12 +435,26 @@ class NDArray:
                             "and 'reverse'." % ", ".join(unknown))
         if len(shape) == 1 and isinstance(shape[0], (list, tuple)):
             shape = shape[0]
+            if not shape:  # x.reshape(()): MXNet's reshape of the NDArray itself gives it no axes
+                return self._to_0d()
         elif not shape:
             shape = kwargs.pop("shape", None)
             if shape is None:
                 raise TypeError("reshape: the shape must be provided")
+            if not shape:
+                raise AssertionError("Shape must be provided.")
         raw = dict(kwargs, shape=tuple(shape))
         return _RESHAPE.keyed((_VIEW,) + tuple(raw.items()), raw, view=True).run(self)
+
+    def _to_0d(self):
+        """``x.reshape(())``: a 0-d view of a one-element array (MXNDArrayReshape64 with no
+        axes, in either shape mode); MXNet's errors for any other size."""
+        if self.size != 1:
+            if _np_mode.FLAGS.shape:
+                raise MXNetError("NDArray.Reshape: Check failed: shape_.Size() == shape.Size() (%d vs. 1) : "
+                                 "target shape must have the same size as current shape." % self.size)
+            raise ValueError("Cannot reshape array of size %d into shape ()" % self.size)
+        return _NP_RESHAPE.keyed((_VIEW, "0-d"), {"newshape": ()}, view=True).run(self)
 
     def broadcast_to(self, shape):
         """MXNet 1.9.1's method (not the operator): numpy's rule, the array's shape padded with
@@ -471,6 +495,7 @@ def invoke(op, inputs, kwargs, out=None):
 
 _REGISTRY = registry._REGISTRY
 _RESHAPE = registry.get("Reshape")
+_NP_RESHAPE = registry.get("_np_reshape")
 _GETITEM = _indexing.GETITEM
 _POS = registry._POSITIONAL
 _VIEW = object()  # marks the keys of NDArray.reshape's keyword calls in Reshape's cache

@@ -29,6 +29,7 @@ __all__ = ["ndarray", "array", "as_np", "call"]
 class ndarray(NDArray):  # pylint: disable=invalid-name
     """An array of MXNet's NumPy interface (``mx.np.ndarray``)."""
     __slots__ = ()
+    _SCALAR_KEYS = "`()`"  # the keys a 0-d array's assignment takes (the legacy NDArray's: () and any slice)
 
     # ------------------------------------------------------------------ properties
     @property

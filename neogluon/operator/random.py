@@ -13,6 +13,7 @@ import math
 import torch
 
 from ..base import MXNetError, torch_dtype
+from ..np_mode import FLAGS as _NP_FLAGS
 from .creation import device_of
 from .registry import Bool, Dtype, Float, Int, Shape, Str, register
 
@@ -89,7 +90,9 @@ def _sample_with_zero_grad(draw, *params):
 
 # ----------------------------------------------------------------------------- _random_* (scalar parameters)
 def _random_shape(op, shape):
-    if not shape:
+    """The samples' shape: () is a 0-d array with NumPy shape semantics on, as in MXNet
+    (``mx.set_np_shape(True)``, which DGL calls), else an unknown shape."""
+    if shape is None or (shape == () and not _NP_FLAGS.shape):
         raise MXNetError("Operator %s: the output shape is unknown: give shape= (got %s)" % (op, shape))
     return shape
 

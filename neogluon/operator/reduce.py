@@ -4,7 +4,7 @@ MXNet's conventions reproduced here:
 
 - ``axis`` is an int, a tuple or None; None and ``()`` reduce every axis, ``exclude``
   reduces every axis *not* listed, and a full reduction without ``keepdims`` gives
-  shape ``(1,)`` (MXNet has no 0-d arrays);
+  shape ``(1,)``, also of a 0-d array or along the one axis of a vector (argmax);
 - outputs keep the input dtype: integer sums wrap, an integer mean truncates, and
   argmax/argmin/topk indices are numbers of the input dtype (or of ``dtype=``);
 - gradients follow MXNet where they differ from torch's: every tied maximum receives
@@ -61,7 +61,7 @@ def reduce_axes(op, shape, axis, exclude=False):
 
 def finish_shape(out, axes, keepdims):
     """Turn a ``keepdim=True`` result into MXNet's output shape (``(1,)`` for a full reduction)."""
-    if keepdims or not axes:
+    if keepdims or (not axes and out.dim()):
         return out
     shape = [d for i, d in enumerate(out.shape) if i not in axes]
     return out.reshape(shape or (1,))
@@ -186,15 +186,15 @@ def _reduction_plan(name, shape, axis, exclude, keepdims):
     whether every axis goes without ``keepdims``, where MXNet's shape is ``(1,)``. It
     depends on the number of dimensions only (``shape`` is for error messages)."""
     axes = reduce_axes(name, shape, axis, exclude)
-    if not axes:
-        return None, False
+    if not axes:  # nothing to reduce: a copy, (1,) for a 0-d input (NumPy shape semantics)
+        return None, not keepdims and not shape
     return (axes[0] if len(axes) == 1 else axes), not keepdims and len(axes) == len(shape)
 
 
 def _reduce(kernel, data, plan, keepdims):
     dims, full = plan
     if dims is None:
-        return data.clone()
+        return data.reshape((1,)).clone() if full else data.clone()
     out = kernel(data, dims, keepdims)
     return torch.reshape(out, (1,)) if full else out
 
@@ -266,6 +266,8 @@ def _arg_reduce(name, fn, data, axis, keepdims):
         out = fn(data.reshape(-1)).reshape((1,) * (data.dim() if keepdims else 1))
     else:
         out = fn(data, _check_axis(name, data.dim(), axis), keepdims)
+        if out.dim() == 0:  # the one axis of a 1-d array: (1,), as every full reduction
+            out = out.reshape((1,))
     return zero_grad_output(data, out.to(data.dtype))
 
 
