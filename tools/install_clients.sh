@@ -34,6 +34,8 @@ $PIP --no-deps gluoncv==0.10.5.post0 gluonnlp==0.10.0 gluonts==0.14.4 d2l==1.0.3
 $PIP "numpy==1.26.*" portalocker yacs pyyaml autocfg requests "pandas<2.2" scipy Pillow \
     opencv-python-headless matplotlib tqdm "pydantic<3" toolz typing_extensions \
     ipython matplotlib-inline
+# Sockeye 2.3.22 (its last MXNet major version; its pins name mxnet): sacrebleu 1.4.14 is its pin
+$PIP --no-deps sockeye==2.3.22 && $PIP "numpy==1.26.*" sacrebleu==1.4.14 portalocker pyyaml
 echo "$ROOT" > "$SITE/_neogluon_worktree.pth"
 "$VENV/bin/python" -m neogluon alias install
 "$VENV/bin/python" -m neogluon alias status
