@@ -1,7 +1,7 @@
 """Real MXNet code bases import through the ``mxnet`` alias: GluonCV 0.10.5, GluonNLP 0.10.0,
-GluonTS's MXNet models and d2l's MXNet edition. CI's last stage installs them with ``bash
-tools/install_clients.sh VENV BASE`` and runs this file with VENV's python; elsewhere it skips. Each
-statement runs in a process of its own, as a user's program would."""
+GluonTS's MXNet models, d2l's MXNet edition and Sockeye 2.3.22. CI's last stage installs them with
+``bash tools/install_clients.sh VENV BASE`` and runs this file with VENV's python; elsewhere it
+skips. Each statement runs in a process of its own, as a user's program would."""
 import importlib.util
 import os
 import subprocess
@@ -18,6 +18,7 @@ STATEMENTS = {
     "gluonnlp": ["import gluonnlp"],
     "d2l": ["import d2l.mxnet"],
     "dgl": ["import dgl.nn.mxnet"],  # with DGLBACKEND=mxnet (below)
+    "sockeye": ["import sockeye.train, sockeye.translate"],
 }
 CASES = [(pkg, stmt) for pkg, stmts in STATEMENTS.items() for stmt in stmts]
 

@@ -180,3 +180,50 @@ def test_operator_functions_assert_their_argument_kinds():
         for kind in (AssertionError, TypeError):
             with pytest.raises(kind, match=re.escape(message)):
                 call()
+
+
+def test_squeeze_expand_dims_flatten_inplace_are_views():
+    """MXNet 1.9.1's NDArray.squeeze/expand_dims/flatten take ``inplace``: True gives a reshaped
+    view sharing the array's memory, False the operator's copy (Sockeye builds its batches with
+    ``mx.nd.slice(...).squeeze(axis=2, inplace=True)``). Shapes and messages from MXNet."""
+    x = mx.nd.arange(6).reshape((2, 1, 3))
+    assert x.squeeze(axis=1, inplace=True).shape == (2, 3)
+    assert x.squeeze(axis=(-2,), inplace=True).shape == (2, 3)
+    assert x.squeeze(inplace=True).shape == (2, 3)
+    assert mx.nd.ones((1, 1)).squeeze(inplace=True).shape == (1,)
+    assert x.expand_dims(-1, inplace=True).shape == (2, 1, 3, 1)
+    assert x.expand_dims(0, inplace=True).shape == (1, 2, 1, 3)
+    assert x.flatten(inplace=True).shape == (2, 3)
+    for view in (x.squeeze(inplace=True), x.expand_dims(1, inplace=True), x.flatten(inplace=True)):
+        view[:] = 7
+        assert x.asnumpy().ravel().tolist() == [7.0] * 6
+        x[:] = 0
+    copy = x.squeeze(axis=1)
+    copy[:] = 5
+    assert x.asnumpy().sum() == 0 and copy.shape == (2, 3)
+    assert x.expand_dims(axis=2).shape == (2, 1, 1, 3) and x.flatten().shape == (2, 3)
+    with pytest.raises(AssertionError, match="Squeeze target axis 0 must be size 1, got 2."):
+        x.squeeze(axis=0, inplace=True)
+    with pytest.raises(AssertionError, match="axis 4 is out of range for 3d array"):
+        x.expand_dims(4, inplace=True)
+    with pytest.raises(mx.MXNetError):
+        x.squeeze(axis=0)
+    y = mx.nd.array([[1.0, 2.0]])
+    y.attach_grad()
+    with mx.autograd.record():
+        z = (y.squeeze(axis=0, inplace=True) * mx.nd.array([3.0, 4.0])).sum()
+    z.backward()
+    assert y.grad.asnumpy().tolist() == [[3.0, 4.0]]
+
+
+def test_astype_takes_anything_with_a_dtype():
+    """MXNet 1.9.1's NDArray.astype spells its dtype through ``np.dtype(dtype)``, so an array
+    stands for its dtype: Sockeye's loss calls ``output.astype(label, copy=False)``."""
+    x = mx.nd.array([1.5, 2.5])
+    label = mx.nd.array([1, 2], dtype="int32")
+    assert x.astype(label).dtype == np.int32
+    assert x.astype(label).asnumpy().tolist() == [1, 2]
+    assert x.astype(x, copy=False) is x
+    assert label.astype(x, copy=False) is not label
+    assert x.astype(np.zeros(1, np.float16)).dtype == np.float16
+    assert x.astype(mx.np.array([1], dtype="float16")).dtype == np.float16

@@ -36,6 +36,8 @@ $PIP "numpy==1.26.*" portalocker yacs pyyaml autocfg requests "pandas<2.2" scipy
     ipython matplotlib-inline
 # DGL 1.1.3 for its MXNet backend (DGLBACKEND=mxnet; it imports torch too) and its light dependencies
 $PIP --no-deps dgl==1.1.3 networkx psutil
+# Sockeye 2.3.22 (its last MXNet major version; its pins name mxnet): sacrebleu 1.4.14 is its pin
+$PIP --no-deps sockeye==2.3.22 && $PIP "numpy==1.26.*" sacrebleu==1.4.14 portalocker pyyaml
 echo "$ROOT" > "$SITE/_neogluon_worktree.pth"
 "$VENV/bin/python" -m neogluon alias install
 "$VENV/bin/python" -m neogluon alias status

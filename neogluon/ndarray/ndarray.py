@@ -248,7 +248,11 @@ class NDArray:
         return a[0] if a.ndim == 1 else a[()]
 
     def astype(self, dtype, copy=True):
-        """A copy converted to ``dtype``; the array itself when ``copy=False`` and the dtype matches."""
+        """A copy converted to ``dtype``; the array itself when ``copy=False`` and the dtype matches.
+        As in MXNet (``np.dtype(dtype)``), anything with a ``dtype`` attribute spells its dtype:
+        Sockeye's loss casts ``output.astype(label, copy=False)`` with an NDArray."""
+        if not isinstance(dtype, (str, type, np.dtype, torch.dtype)) and hasattr(dtype, "dtype"):
+            dtype = dtype.dtype  # numpy 2's np.dtype() no longer reads a type object from .dtype
         dt = torch_dtype(dtype)
         if not copy and dt == self._t.dtype:
             return self
@@ -472,6 +476,39 @@ class NDArray:
         """MXNet 1.9.1's method: ``broadcast_to(other.shape)`` (the operator ``broadcast_like``
         needs equal ranks)."""
         return self.broadcast_to(other.shape)
+
+    # MXNet 1.9.1's flatten/expand_dims/squeeze methods: the operator, or with inplace=True a
+    # reshaped view sharing this array's memory (Sockeye's batches squeeze(axis=2, inplace=True))
+    def flatten(self, inplace=False):
+        return invoke("flatten", (self,), {}) if not inplace else self.reshape((0, -1))
+
+    def expand_dims(self, axis, inplace=False):
+        if not inplace:
+            return invoke("expand_dims", (self,), {"axis": axis})
+        new_shape = list(self.shape)
+        assert -len(new_shape) - 1 <= axis <= len(new_shape), \
+            "axis {} is out of range for {}d array".format(axis, len(new_shape))
+        new_shape.insert(axis + len(new_shape) + 1 if axis < 0 else axis, 1)
+        return self.reshape(new_shape)
+
+    def squeeze(self, axis=None, inplace=False):
+        if not inplace:
+            return invoke("squeeze", (self,), {"axis": axis})
+        new_shape = list(self.shape)
+        axes = [axis] if isinstance(axis, int) else axis
+        if axes:
+            assert len(axes) == len(set(axes)), "axis {} contains duplicate which is not allowed.".format(axes)
+            resolved = [i if i >= 0 else i + len(new_shape) for i in axes]
+            for arg_axis, actual in zip(axes, resolved):
+                assert -len(new_shape) <= arg_axis < len(new_shape), \
+                    "axis {} is out of range for {}d array".format(arg_axis, len(new_shape))
+                assert new_shape[actual] == 1, \
+                    "Squeeze target axis {} must be size 1, got {}.".format(arg_axis, new_shape[actual])
+            for i in sorted(resolved, reverse=True):
+                del new_shape[i]
+        else:
+            new_shape = [s for s in new_shape if s != 1]
+        return self.reshape(new_shape or [1])
 
     def zeros_like(self):
         return invoke("zeros_like", (self,), {})
