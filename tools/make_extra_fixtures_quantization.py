@@ -5,7 +5,9 @@ keyword arguments and outputs.
 Run with the MXNet venv:  /work/mxvenv/bin/python tools/make_extra_fixtures_quantization.py
 Writes tests/fixtures/extra/quantization/: cases.json (each case's operator, function, input,
 ranges and keywords) and cases.npz (the inputs, each case's output, and the min/max outputs
-of all cases in one array "ranges", NaN for dequantize).
+of all cases in one array "ranges", NaN for dequantize); and layers.json / layers.npz for the
+quantized layers (quantized_fully_connected, _conv, _pooling, _act, _flatten): each case's
+operator, keywords and input arrays (by name), with its three outputs, or the error MXNet raised.
 """
 import json
 import os
@@ -68,6 +70,89 @@ def main():
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump(cases, f, indent=0)
     np.savez_compressed(os.path.join(OUT, "cases.npz"), **arrays)
+    layers()
+
+
+def layers():
+    """The quantized layers on int8/uint8 data over random ranges; exact ties in the averages."""
+    rng = np.random.RandomState(1)
+    arrays, cases = {}, []
+
+    def put(name, value):
+        arrays[name] = value
+        return name
+
+    def ints(name, dtype, shape):
+        lo, hi = (0, 256) if dtype == "uint8" else (-128, 128)
+        return put(name, rng.randint(lo, hi, shape).astype(dtype))
+
+    for i, r in enumerate([(-1.0, 2.0), (-0.5, 0.3), (-0.7, 0.2), (0.0, 3.5), (-0.02, 0.01), (-4.0, 1.0)]):
+        put("lo%d" % i, np.array([r[0]], "float32"))
+        put("hi%d" % i, np.array([r[1]], "float32"))
+
+    def record(function, inputs, kwargs):
+        key = "layer%d" % len(cases)
+        case = dict(key=key, op="_contrib_" + function, function=function, inputs=inputs, kwargs=kwargs)
+        try:
+            out = getattr(mx.nd.contrib, function)(*[mx.nd.array(arrays[n], dtype=arrays[n].dtype)
+                                                     for n in inputs], **kwargs)
+            for j, o in enumerate(out):
+                arrays["%s_out%d" % (key, j)] = o.asnumpy()
+        except mx.MXNetError as err:
+            case["error"] = str(err).strip().splitlines()[-1]
+        cases.append(case)
+
+    rngs = ["lo0", "hi0", "lo1", "hi1"]
+    fc_w = ints("fc_w", "int8", (6, 12))
+    fc_b = ints("fc_b", "int8", (6,))
+    for dt in ("int8", "uint8"):
+        x = ints("fc_x_" + dt, dt, (4, 12))
+        x3 = ints("fc_x3_" + dt, dt, (2, 3, 12))
+        for lo, hi in (("lo0", "hi0"), ("lo3", "hi3"), ("lo4", "hi4")):
+            record("quantized_fully_connected", [x, fc_w, fc_b, lo, hi, "lo1", "hi1", "lo2", "hi2"],
+                   dict(num_hidden=6))
+            record("quantized_fully_connected", [x, fc_w, fc_b, lo, hi, "lo5", "hi5", "lo4", "hi4"],
+                   dict(num_hidden=6))
+        record("quantized_fully_connected", [x, fc_w] + rngs, dict(num_hidden=6, no_bias=True))
+        record("quantized_fully_connected", [x3, fc_w] + rngs, dict(num_hidden=6, no_bias=True, flatten=False))
+    record("quantized_fully_connected", [put("fc_xf", rng.randn(4, 12).astype("float32")), fc_w] + rngs,
+           dict(num_hidden=6, no_bias=True))
+    record("quantized_fully_connected", ["fc_x_int8", put("fc_wu", arrays[fc_w].view(
+        "uint8"))] + rngs, dict(num_hidden=6, no_bias=True))
+
+    cx = ints("conv_x", "uint8", (2, 4, 7, 6))
+    cw = ints("conv_w", "int8", (6, 4, 3, 3))
+    cb = ints("conv_b", "int8", (6,))
+    for kw in (dict(kernel=(3, 3), num_filter=6), dict(kernel=(3, 3), num_filter=6, pad=(1, 1), stride=(2, 1)),
+               dict(kernel=(3, 3), num_filter=6, dilate=(2, 2), pad=(2, 1))):
+        record("quantized_conv", [cx, cw, cb, "lo0", "hi0", "lo1", "hi1", "lo2", "hi2"], kw)
+        record("quantized_conv", [cx, cw, "lo3", "hi3", "lo5", "hi5"], dict(kw, no_bias=True))
+    record("quantized_conv", [cx, ints("conv_wg", "int8", (6, 2, 3, 3)), "lo0", "hi0", "lo1", "hi1"],
+           dict(kernel=(3, 3), num_filter=6, num_group=2, no_bias=True))
+    record("quantized_conv", [ints("conv_x8", "int8", (2, 4, 7, 6)), cw, "lo0", "hi0", "lo1", "hi1"],
+           dict(kernel=(3, 3), num_filter=6, no_bias=True))
+
+    pool_kw = [dict(kernel=(2, 2), stride=(2, 2)), dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1)),
+               dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1), count_include_pad=False),
+               dict(kernel=(2, 2), stride=(2, 2), pooling_convention="full"),
+               dict(kernel=(3, 2), stride=(2, 2), pad=(1, 0), pooling_convention="full", count_include_pad=False),
+               dict(global_pool=True, kernel=(1, 1)), dict(kernel=(2, 2), stride=(1, 1))]
+    for dt in ("int8", "uint8"):
+        x = ints("pool_x_" + dt, dt, (2, 3, 7, 5))
+        for pool_type in ("max", "avg"):
+            for kw in pool_kw:
+                record("quantized_pooling", [x, "lo0", "hi0"], dict(kw, pool_type=pool_type))
+        record("quantized_act", [x, "lo0", "hi0"], dict(act_type="relu"))
+        record("quantized_flatten", [x, "lo3", "hi3"], {})
+    x = "pool_x_int8"
+    record("quantized_pooling", [ints("pool_x5", "int8", (1, 2, 3, 4, 5)), "lo0", "hi0"],
+           dict(kernel=(2, 2, 2), pool_type="avg"))
+    record("quantized_pooling", [x, "lo0", "hi0"], dict(kernel=(2, 2), pool_type="sum"))
+    record("quantized_pooling", [put("pool_x3", arrays[x][0]), "lo0", "hi0"], dict(kernel=(2,), pool_type="max"))
+    record("quantized_act", [x, "lo0", "hi0"], dict(act_type="tanh"))
+    with open(os.path.join(OUT, "layers.json"), "w") as f:
+        json.dump(cases, f, indent=0)
+    np.savez_compressed(os.path.join(OUT, "layers.npz"), **arrays)
 
 
 if __name__ == "__main__":

@@ -20,13 +20,22 @@ nearest integer (ties to even) and saturated to the type's range:
 divergence between it and its quantized version (TensorRT's entropy calibration), with
 MXNet's float32 arithmetic.
 
+The quantized layers (``_contrib_quantized_fully_connected``, ``_conv``, ``_pooling``,
+``_act``, ``_flatten``) take int8/uint8 data with its ``min``/``max`` inputs and give three
+outputs (``output``, ``min_output``, ``max_output``) as MXNet 1.9.1's CPU (oneDNN) kernels:
+products as exact int32 sums with the int32 range they stand for, pooling and ReLU in the
+data's own type and range; each refuses what MXNet's CPU build refuses, with its message.
+
 They have no gradient (MXNet: "DO NOT use it in training").
 """
+import functools
+
 import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Float, Int, Str, register
+from . import conv, nn
+from .registry import Bool, Float, Int, Str, register
 
 __all__ = []
 
@@ -225,3 +234,223 @@ def calibrate_entropy(hist, hist_edges, *, num_quantized_bins):
     divergences = [_divergence_at(counts, zero, i, num_quantized_bins) for i in range(first, zero + 1)]
     best = int(np.argmin(divergences))
     return [torch.tensor([edges[zero + first + best + 1]]), torch.tensor([divergences[best]])]
+
+
+# ----------------------------------------------------------------------------- quantized layers
+# MXNet's type codes (mshadow), which its quantized layers' dtype errors print
+_TYPE_CODES = {torch.float32: 0, torch.float64: 1, torch.float16: 2, torch.uint8: 3, torch.int32: 4,
+               torch.int8: 5, torch.int64: 6}
+_RANGE_NAMES = ("min_data", "max_data", "min_weight", "max_weight", "min_bias", "max_bias")
+
+
+def _outputs(attrs):
+    return ("output", "min_output", "max_output")
+
+
+def _layer_inputs(attrs):
+    """data, weight, bias (unless ``no_bias``), then each one's min and max, as MXNet lists them."""
+    n = 2 if attrs["no_bias"] else 3
+    return ("data", "weight", "bias")[:n] + _RANGE_NAMES[:2 * n]
+
+
+def _with_ranges(shapes, n, fill=None):
+    """``shapes`` with the ``n`` scalar range inputs (the last ones) as ``(1,)``, the others
+    filled by ``fill`` (a layer's ``infer_args``) if given."""
+    head = list(shapes[:len(shapes) - n])
+    return list(fill(head) if fill else head) + [(1,)] * n
+
+
+def _product_range(lo_a, hi_a, lo_b, hi_b, uint8_a=False):
+    """The int32 result's range of a product of ``a`` and int8 ``b``: ``MaxAbs(a) *
+    MaxAbs(b) / 127``, over 127 (int8 ``a``; times ``1 / 255`` for uint8 ``a``), times
+    INT32_MAX, in MXNet's float32 steps (recorded: other orders differ in the last bit)."""
+    level = _max_abs(lo_a, hi_a) * _max_abs(lo_b, hi_b) / torch.tensor(127.0)
+    level = level * (torch.tensor(1.0) / torch.tensor(255.0)) if uint8_a else level / torch.tensor(127.0)
+    top = level * torch.tensor(_INT32_MAX)
+    return _range(-top, top)
+
+
+def _int_result(values):
+    """A float64 tensor of exact integer sums as int32."""
+    return values.to(torch.int32)
+
+
+# ----------------------------------------------------------------------------- quantized_fully_connected
+def _qfc_infer_args(attrs, shapes):
+    n = 4 if attrs["no_bias"] else 6
+    return _with_ranges(shapes, n, lambda head: nn._fc_infer_args(attrs, head))
+
+
+def _qfc_shape(attrs, shapes):
+    data = shapes[0]
+    if data is None:
+        return [None, (1,), (1,)]
+    head = (data[0],) if attrs["flatten"] else tuple(data[:-1])
+    return [head + (attrs["num_hidden"],), (1,), (1,)]
+
+
+@register("_contrib_quantized_fully_connected", inputs=_layer_inputs, num_outputs=3,
+          output_names=_outputs, differentiable=False,
+          params=dict(num_hidden=Int(), no_bias=Bool(False), flatten=Bool(True)),
+          infer_args=_qfc_infer_args, infer_shape=_qfc_shape,
+          infer_type=lambda attrs, dtypes: ["int32", "float32", "float32"])
+def quantized_fully_connected(data, weight, *rest, num_hidden, no_bias, flatten):
+    """int8/uint8 ``data`` times int8 ``weight`` (transposed): the exact int32 sums, the int8
+    bias added as MXNet's oneDNN kernel scales it (``bias * (data_scale * weight_scale *
+    MaxAbs(bias range) / 127.5)`` in float32, truncated to int32; scales ``127.5`` (``255.5``
+    for uint8 data) over each range's MaxAbs), and the int32 range of the product
+    (one level ``MaxAbs / 127`` of each, ``/ 255`` for uint8 data: ``_product_range``)."""
+    if data.dtype not in (torch.int8, torch.uint8):
+        raise MXNetError("Check failed: in_type->at(0) == mshadow::kInt8 || in_type->at(0) == mshadow::kUint8: "
+                         "QuantizedFullyConnected only supports int8/uint8 input, while %d is given."
+                         % _TYPE_CODES.get(data.dtype, -1))
+    _check_dtype(weight, torch.int8)
+    bias, ranges = (None, rest) if no_bias else (rest[0], rest[1:])
+    min_data, max_data, min_weight, max_weight = ranges[:4]
+    if weight.shape[0] != num_hidden:
+        raise MXNetError("QuantizedFullyConnected: weight %s does not have num_hidden=%d rows"
+                         % (tuple(weight.shape), num_hidden))
+    x = data.reshape(data.shape[0], -1) if flatten else data
+    out = _int_result(x.double() @ weight.double().t())
+    if bias is not None:
+        _check_dtype(bias, torch.int8)
+        out = out + _quantized_bias(bias, data.dtype, min_data, max_data, min_weight, max_weight, *ranges[4:6])
+    return [out] + _product_range(min_data, max_data, min_weight, max_weight, data.dtype == torch.uint8)
+
+
+def _quantized_bias(bias, data_dtype, min_data, max_data, min_weight, max_weight, min_bias, max_bias):
+    """The int8 bias in the int32 product's levels, as MXNet's quantized FullyConnected computes it."""
+    data_scale = torch.tensor(255.5 if data_dtype == torch.uint8 else 127.5) / _max_abs(min_data, max_data)
+    weight_scale = torch.tensor(127.5) / _max_abs(min_weight, max_weight)
+    rescale = data_scale * weight_scale * _max_abs(min_bias, max_bias) / torch.tensor(127.5)
+    return torch.trunc(bias.float() * rescale).to(torch.int32)
+
+
+# ----------------------------------------------------------------------------- quantized_conv
+def _qconv_infer_args(attrs, shapes):
+    n = 4 if attrs["no_bias"] else 6
+    return _with_ranges(shapes, n, lambda head: conv._conv_infer_args(attrs, head, conv._conv_weight))
+
+
+def _qconv_shape(attrs, shapes):
+    if shapes[0] is None:
+        return [None, (1,), (1,)]
+    return conv._convolution(attrs, shapes) + [(1,), (1,)]
+
+
+@register("_contrib_quantized_conv", inputs=_layer_inputs, num_outputs=3,
+          output_names=_outputs, differentiable=False,
+          params=dict(conv._CONV_PARAMS), infer_args=_qconv_infer_args, infer_shape=_qconv_shape,
+          infer_type=lambda attrs, dtypes: ["int32", "float32", "float32"])
+def quantized_conv(data, weight, *rest, kernel, stride, dilate, pad, num_filter, num_group, workspace, no_bias,
+                   cudnn_tune, cudnn_off, layout):
+    """uint8 ``data`` (MXNet's CPU kernel takes no other) convolved with int8 ``weight``:
+    the exact int32 sums, the int8 bias added as it is, and the int32 range of the product
+    (``_product_range`` with 127 levels for the uint8 data too, as MXNet's).
+    Groups are refused, as MXNet's CPU kernel refuses them."""
+    del workspace, cudnn_tune, cudnn_off
+    if data.dtype != torch.uint8:
+        raise MXNetError("Check failed: (in_data[0].dtype()) == (mshadow::kUint8) mkldnn_quantized_conv op "
+                         "only supports uint8 as input type")
+    if num_group != 1:
+        raise MXNetError("Check failed: param.num_group == 1U (%d vs. 1) : quantized_conv only supports "
+                         "num_group=1 for now" % num_group)
+    _check_dtype(weight, torch.int8)
+    bias, ranges = (None, rest) if no_bias else (rest[0], rest[1:])
+    if bias is not None:
+        _check_dtype(bias, torch.int8)
+    stride, dilate, pad = conv._geometry("Convolution", kernel, stride, dilate, pad, "convolution")
+    x, w = data.double(), weight.double()
+    if conv._channel_last(layout):
+        x, w = conv._to_channel_first(x), conv._to_channel_first(w)
+    if x.dim() != len(kernel) + 2 or (w.size(0),) + tuple(w.shape[2:]) != (num_filter,) + tuple(kernel):
+        raise MXNetError("QuantizedConvolution: data %s or weight %s does not fit kernel=%s, num_filter=%d"
+                         % (tuple(data.shape), tuple(weight.shape), kernel, num_filter))
+    y = conv._CONV[len(kernel)](x, w, None if bias is None else bias.double(), stride, pad, dilate)
+    if conv._channel_last(layout):
+        y = conv._to_channel_last(y)
+    return [_int_result(y)] + _product_range(*ranges[:4])
+
+
+# ----------------------------------------------------------------------------- quantized_pooling
+def _data_ranges(attrs):
+    return ("data", "min_data", "max_data")
+
+
+def _qpool_shape(attrs, shapes):
+    if shapes[0] is None:
+        return [None, (1,), (1,)]
+    return conv._pooling(attrs, shapes[:1]) + [(1,), (1,)]
+
+
+def _same_type(attrs, dtypes):
+    return [dtypes[0], "float32", "float32"]
+
+
+@register("_contrib_quantized_pooling", inputs=_data_ranges, num_outputs=3,
+          output_names=_outputs, differentiable=False,
+          params=dict(conv._POOL_PARAMS), infer_shape=_qpool_shape, infer_type=_same_type,
+          infer_args=lambda attrs, shapes: _with_ranges(shapes, 2))
+def quantized_pooling(data, min_data, max_data, *, kernel, pool_type, global_pool, cudnn_off, pooling_convention,
+                      stride, pad, p_value, count_include_pad, layout):
+    """Max or average pooling of int8/uint8 NCHW/NCDHW data, in its own type and range. An
+    average is the window's sum over its size (the whole kernel, windows past the data's
+    end under ``'full'`` too, as oneDNN; the valid elements with ``count_include_pad=False``)
+    rounded to the nearest integer, ties to even."""
+    del cudnn_off
+    if pool_type not in ("max", "avg"):
+        raise MXNetError("QuantizedPoolingOp only supports pool_type=max/avg for now")
+    if data.dim() not in (4, 5):
+        raise MXNetError("Check failed: data_ndims == 4U || data_ndims == 5U MKL-DNN QuantizedPoolingOp only "
+                         "supports 4D/5D layout yet, input should be 4D in(batch, channel, y, x) or 5D in "
+                         "(batch, channel, d, y, x)")
+    if layout not in (None, "NCHW", "NCDHW"):
+        raise MXNetError("Check failed: layout == mshadow::kNCHW || layout == mshadow::kNCDHW MKL-DNN "
+                         "QuantizedPoolingOp only supports NCHW/NCDHW layout for now")
+    pool = functools.partial(conv._pool, kernel=kernel, global_pool=global_pool,
+                             pooling_convention=pooling_convention, stride=stride, pad=pad, p_value=p_value,
+                             count_include_pad=count_include_pad, layout=layout)
+    ranges = _range(min_data, max_data)
+    if data.dtype not in (torch.int8, torch.uint8):  # float data: MXNet's float pooling
+        return [pool(data, pool_type=pool_type)] + ranges
+    x = data.double()
+    if pool_type == "max":
+        return [pool(x, pool_type="max").to(data.dtype)] + ranges
+    sums = pool(x, pool_type="sum")
+    if count_include_pad is None or count_include_pad:
+        size = x[0, 0].numel() if global_pool else int(np.prod(kernel))
+        counts = torch.tensor(float(size), dtype=torch.float64)
+    else:
+        counts = pool(torch.ones_like(x[:1, :1]), pool_type="sum")
+    return [torch.round(sums / counts).to(data.dtype)] + ranges
+
+
+# ----------------------------------------------------------------------------- quantized_act, quantized_flatten
+@register("_contrib_quantized_act", inputs=_data_ranges, num_outputs=3,
+          output_names=_outputs, differentiable=False,
+          params=dict(act_type=Str(choices=("relu", "sigmoid", "softrelu", "softsign", "tanh"))),
+          infer_shape=_scalar_shape, infer_type=lambda attrs, dtypes: ["int8", "float32", "float32"],
+          infer_args=lambda attrs, shapes: _with_ranges(shapes, 2))
+def quantized_act(data, min_data, max_data, *, act_type):
+    """ReLU of int8 data, its range kept. The output is int8 whatever the input: uint8 data
+    (which ReLU keeps) comes out as its bytes read as int8, as MXNet's (200 is -56)."""
+    if act_type != "relu":
+        raise MXNetError("_contrib_quantized_act only supports act_type=relu for now")
+    if data.dtype not in (torch.int8, torch.uint8):
+        raise MXNetError("Check failed: in_data[0].dtype() == mshadow::kUint8 || in_data[0].dtype() == "
+                         "mshadow::kInt8: _contrib_quantized_act op only supports uint8 and int8 as input type")
+    out = data.view(torch.int8) if data.dtype == torch.uint8 else data.clamp_min(0)
+    return [out.clone()] + _range(min_data, max_data)
+
+
+def _flat_shape(attrs, shapes):
+    data = shapes[0]
+    return [None if data is None else (data[0], int(np.prod(data[1:]))), (1,), (1,)]
+
+
+@register("_contrib_quantized_flatten", inputs=_data_ranges, num_outputs=3,
+          output_names=_outputs, differentiable=False,
+          infer_shape=_flat_shape, infer_type=_same_type, infer_args=lambda attrs, shapes: _with_ranges(shapes, 2))
+def quantized_flatten(data, min_data, max_data):
+    """``data`` collapsed to ``(d0, d1*...*dk)``, its dtype (any) and range kept."""
+    return [data.reshape(data.shape[0], -1).clone()] + _range(min_data, max_data)
