@@ -123,6 +123,18 @@ def test_quantized_layer_symbols_as_mxnet():
     flat = mx.sym.contrib.quantized_flatten(mx.sym.var("d"))
     assert flat.infer_shape(d=(2, 3, 4))[1] == [(2, 12), (1,), (1,)]
     assert flat.infer_type(d="float32")[1] == [np.float32] * 3
+    cat = mx.sym.contrib.quantized_concat(mx.sym.var("a"), mx.sym.var("b"), num_args=2, name="c")
+    assert cat.list_arguments() == ["a", "b", "c_arg0_min", "c_arg0_max", "c_arg1_min", "c_arg1_max"]
+    assert cat.infer_shape(a=(2, 3), b=(2, 4))[1] == [(2, 7), (1,), (1,)]
+    assert cat.infer_type(a="uint8", b="int8")[1] == [np.int8, np.float32, np.float32]
+    add = mx.sym.contrib.quantized_elemwise_add(mx.sym.var("a"), mx.sym.var("b"), name="s")
+    assert add.list_arguments() == ["a", "b", "s_lhs_min", "s_lhs_max", "s_rhs_min", "s_rhs_max"]
+    assert add.list_outputs() == ["s_output", "s_min_output", "s_max_output"]
+    assert add.infer_type(a="uint8", b="uint8")[1][0] == np.int32
+    calibrated = mx.sym.contrib.quantized_elemwise_add(mx.sym.var("a"), mx.sym.var("b"), min_calib_range=-1.0,
+                                                       max_calib_range=1.0)
+    assert calibrated.infer_type(a="uint8", b="uint8")[1][0] == np.uint8
+    assert calibrated.infer_type(a="uint8", b="int8")[1][0] == np.int8
     # float data: the layers MXNet still runs (pooling, flatten) and the one it refuses (act)
     x = mx.nd.array(np.arange(16, dtype="float32").reshape(1, 1, 4, 4))
     lo, hi = mx.nd.array([0.0]), mx.nd.array([1.0])

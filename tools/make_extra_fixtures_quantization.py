@@ -150,6 +150,23 @@ def layers():
     record("quantized_pooling", [x, "lo0", "hi0"], dict(kernel=(2, 2), pool_type="sum"))
     record("quantized_pooling", [put("pool_x3", arrays[x][0]), "lo0", "hi0"], dict(kernel=(2,), pool_type="max"))
     record("quantized_act", [x, "lo0", "hi0"], dict(act_type="tanh"))
+
+    pairs = [(("int8", "lo0", "hi0"), ("int8", "lo1", "hi1")), (("uint8", "lo3", "hi3"), ("uint8", "lo3", "hi3")),
+             (("uint8", "lo3", "hi3"), ("uint8", "lo1", "hi1")), (("uint8", "lo3", "hi3"), ("int8", "lo5", "hi5")),
+             (("int8", "lo4", "hi4"), ("uint8", "lo0", "hi0")), (("int8", "lo0", "hi0"), ("int8", "lo0", "hi0"))]
+    for i, ((ta, la, ha), (tb, lb, hb)) in enumerate(pairs):
+        a, b = ints("cat_a%d" % i, ta, (2, 3, 4)), ints("cat_b%d" % i, tb, (2, 5, 4))
+        record("quantized_concat", [a, b, la, ha, lb, hb], dict(num_args=2, dim=1))
+        b2 = ints("add_b%d" % i, tb, (2, 3, 4))
+        for calib in (dict(), dict(min_calib_range=-3.0, max_calib_range=2.5),
+                      dict(min_calib_range=0.0, max_calib_range=0.7)):
+            record("quantized_elemwise_add", [a, b2, la, ha, lb, hb], calib)
+    record("quantized_concat", ["cat_a0", "cat_a1", "cat_b0", "lo0", "hi0", "lo3", "hi3", "lo2", "hi2"],
+           dict(num_args=3, dim=1))
+    record("quantized_concat", ["cat_a0", put("cat_c", arrays["cat_a0"][:, :2]), "lo5", "hi5", "lo5", "hi5"],
+           dict(num_args=2, dim=-2))
+    record("quantized_concat", [put("cat_f", arrays["cat_a0"].astype("float32")), "cat_a0", "lo0", "hi0", "lo1",
+                                "hi1"], dict(num_args=2, dim=0))
     with open(os.path.join(OUT, "layers.json"), "w") as f:
         json.dump(cases, f, indent=0)
     np.savez_compressed(os.path.join(OUT, "layers.npz"), **arrays)

@@ -21,10 +21,12 @@ divergence between it and its quantized version (TensorRT's entropy calibration)
 MXNet's float32 arithmetic.
 
 The quantized layers (``_contrib_quantized_fully_connected``, ``_conv``, ``_pooling``,
-``_act``, ``_flatten``) take int8/uint8 data with its ``min``/``max`` inputs and give three
-outputs (``output``, ``min_output``, ``max_output``) as MXNet 1.9.1's CPU (oneDNN) kernels:
-products as exact int32 sums with the int32 range they stand for, pooling and ReLU in the
-data's own type and range; each refuses what MXNet's CPU build refuses, with its message.
+``_act``, ``_flatten``, ``_concat``, ``_elemwise_add``) take int8/uint8 data with its
+``min``/``max`` inputs and give three outputs (``output``, ``min_output``, ``max_output``)
+as MXNet 1.9.1's CPU (oneDNN) kernels: products as exact int32 sums with the int32 range
+they stand for, pooling and ReLU in the data's own type and range, concatenations and sums
+rescaled to their output's range; each refuses what MXNet's CPU build refuses, with its
+message.
 
 They have no gradient (MXNet: "DO NOT use it in training").
 """
@@ -454,3 +456,111 @@ def _flat_shape(attrs, shapes):
 def quantized_flatten(data, min_data, max_data):
     """``data`` collapsed to ``(d0, d1*...*dk)``, its dtype (any) and range kept."""
     return [data.reshape(data.shape[0], -1).clone()] + _range(min_data, max_data)
+
+
+# ----------------------------------------------------------------------------- quantized_concat, _elemwise_add
+# the levels MXNet's oneDNN kernels give a range: int8 127.5, uint8 255.5 (scale = levels / MaxAbs)
+_LEVELS = {torch.int8: 127.5, torch.uint8: 255.5}
+_SATURATE = {torch.int8: (-128, 127), torch.uint8: (0, 255), torch.int32: (-2147483648, 2147483647)}
+
+
+def _scale(dtype, lo, hi):
+    return torch.tensor(_LEVELS[dtype]) / _max_abs(lo, hi)
+
+
+def _rescaled(values, dtype):
+    """float32 ``values`` rounded to the nearest integer (ties to even), saturated to ``dtype``."""
+    lo, hi = _SATURATE[dtype]
+    return torch.round(values.double()).clamp_(lo, hi).to(dtype)
+
+
+def _check_quantized(data):
+    """MXNet's error for data that is neither int8 nor uint8 (its type rule assigns uint8)."""
+    if data.dtype not in (torch.int8, torch.uint8):
+        raise MXNetError("Type inconsistent, Provided = %s, inferred type = uint8" % _dtype_name(data))
+
+
+def _concat_inputs(attrs):
+    n = attrs["num_args"]
+    return tuple("arg%d" % i for i in range(n)) + tuple(
+        "arg%d_%s" % (i, m) for i in range(n) for m in ("min", "max"))
+
+
+def _concat_shape(attrs, shapes):
+    n, dim = attrs["num_args"], attrs["dim"]
+    data = shapes[:n]
+    if any(s is None for s in data):
+        return [None, (1,), (1,)]
+    axis = dim % len(data[0])
+    return [tuple(data[0][:axis]) + (sum(s[axis] for s in data),) + tuple(data[0][axis + 1:]), (1,), (1,)]
+
+
+def _concat_type(attrs, dtypes):
+    return ["int8" if any(str(d) == "int8" for d in dtypes[:attrs["num_args"]]) else "uint8", "float32", "float32"]
+
+
+@register("_contrib_quantized_concat", inputs=_concat_inputs, variadic="num_args", num_outputs=3,
+          output_names=_outputs, differentiable=False, params=dict(num_args=Int(), dim=Int(1)), infer_shape=_concat_shape,
+          infer_type=_concat_type, infer_args=lambda attrs, shapes: _with_ranges(
+              shapes, 2 * attrs["num_args"]))
+def quantized_concat(*inputs, num_args, dim):
+    """Concatenation of int8/uint8 arrays over ``[min of the minima, max of the maxima]``: int8
+    if any input is, else uint8. An input whose scale (``127.5`` or ``255.5`` over its range's
+    MaxAbs) differs from the output's is rescaled, rounded to even and saturated, as oneDNN's
+    reorder. A negative ``dim`` is refused as MXNet's oneDNN kernel refuses it."""
+    data, ranges = inputs[:num_args], inputs[num_args:]
+    for x in data:
+        _check_quantized(x)
+    if dim < 0:
+        raise MXNetError("could not create a primitive descriptor for a concat primitive")
+    lo = torch.stack([r.reshape(()).float() for r in ranges[0::2]]).min()
+    hi = torch.stack([r.reshape(()).float() for r in ranges[1::2]]).max()
+    out_type = torch.int8 if any(x.dtype == torch.int8 for x in data) else torch.uint8
+    out_scale = _scale(out_type, lo, hi)
+    parts = []
+    for x, x_lo, x_hi in zip(data, ranges[0::2], ranges[1::2]):
+        scale = _scale(x.dtype, x_lo, x_hi)
+        parts.append(x.to(out_type) if torch.equal(scale, out_scale) else
+                     _rescaled(x.float() * (out_scale / scale), out_type))
+    return [torch.cat(parts, dim)] + _range(lo, hi)
+
+
+@register("_contrib_quantized_elemwise_add", inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"),
+          num_outputs=3, output_names=_outputs, differentiable=False,
+          params=dict(min_calib_range=Float(None), max_calib_range=Float(None)),
+          infer_shape=_scalar_shape, infer_args=lambda attrs, shapes: _with_ranges(shapes, 4),
+          infer_type=lambda attrs, dtypes: [
+              "int32" if not _calibrated(attrs) else "uint8" if [str(d) for d in dtypes[:2]] == ["uint8", "uint8"]
+              else "int8", "float32", "float32"])
+def quantized_elemwise_add(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, *, min_calib_range, max_calib_range):
+    """``lhs + rhs`` of int8/uint8 arrays as MXNet's oneDNN sum: each scaled in float32 to the
+    output's levels and rounded to even. Uncalibrated, the output is int32 over
+    ``+-(MaxAbs(lhs) + MaxAbs(rhs))`` (INT32_MAX levels); calibrated, int8 (uint8 when both
+    inputs are) over the calibrated range. A uint8 input added to an int8 one is first
+    reordered to int8 (rounded, saturated) with its own scale."""
+    _check_quantized(lhs)
+    _check_quantized(rhs)
+    calibrated = _calibrated(dict(min_calib_range=min_calib_range, max_calib_range=max_calib_range))
+    a_abs, b_abs = _max_abs(lhs_min, lhs_max), _max_abs(rhs_min, rhs_max)
+    if calibrated:
+        out_type = torch.uint8 if lhs.dtype == rhs.dtype == torch.uint8 else torch.int8
+        lo, hi = torch.tensor(min_calib_range), torch.tensor(max_calib_range)
+        out_scale = _scale(out_type, lo, hi)
+        scales = [out_scale / _scale(lhs.dtype, lhs_min, lhs_max), out_scale / _scale(rhs.dtype, rhs_min, rhs_max)]
+    else:
+        out_type, levels = torch.int32, torch.tensor(_INT32_MAX)
+        hi = a_abs + b_abs
+        lo = -hi
+        scales = [a_abs * levels / (hi * torch.tensor(_LEVELS[lhs.dtype])),
+                  b_abs * levels / (hi * torch.tensor(_LEVELS[rhs.dtype]))]
+    a, b = lhs.float(), rhs.float()
+    if lhs.dtype != rhs.dtype:  # the uint8 one reordered to int8 first; its scale then folded in
+        u = 0 if lhs.dtype == torch.uint8 else 1
+        if not calibrated:
+            scales[u] = (a_abs, b_abs)[u] * levels / (hi * torch.tensor(_LEVELS[torch.uint8]))
+        if u == 0:
+            a = _rescaled(a * scales[0], torch.int8).float()
+        else:
+            b = _rescaled(b * scales[1], torch.int8).float()
+        scales[u] = torch.tensor(1.0)
+    return [_rescaled(scales[0] * a + scales[1] * b, out_type)] + _range(lo, hi)
