@@ -167,6 +167,33 @@ def layers():
            dict(num_args=2, dim=-2))
     record("quantized_concat", [put("cat_f", arrays["cat_a0"].astype("float32")), "cat_a0", "lo0", "hi0", "lo1",
                                 "hi1"], dict(num_args=2, dim=0))
+
+    emb_w = ints("emb_w", "int8", (7, 4))
+    emb_i = put("emb_i", np.array([[0, 6, 3], [2, 2, 5]], "float32"))
+    record("quantized_embedding", [emb_i, emb_w, "lo0", "hi0"], dict(input_dim=7, output_dim=4))
+    record("quantized_embedding", [emb_i, put("emb_wu", arrays[emb_w].view("uint8")), "lo0", "hi0"],
+           dict(input_dim=7, output_dim=4))
+
+    def record_graph(function, inputs, kwargs):
+        """Through a bound graph: MXNet 1.9.1 runs quantized_elemwise_mul only there (called
+        imperatively it fails its own output count check)."""
+        key = "layer%d" % len(cases)
+        names = ["v%d" % i for i in range(len(inputs))]
+        sym = getattr(mx.sym.contrib, function)(*[mx.sym.var(n) for n in names[:2]], **dict(
+            kwargs, **{k: mx.sym.var(n) for k, n in zip(("lhs_min", "lhs_max", "rhs_min", "rhs_max"), names[2:])}))
+        args = {n: mx.nd.array(arrays[i], dtype=arrays[i].dtype) for n, i in zip(names, inputs)}
+        case = dict(key=key, op="_contrib_" + function, function=function, inputs=inputs, kwargs=kwargs)
+        try:
+            for j, o in enumerate(sym.bind(mx.cpu(), args).forward()):
+                arrays["%s_out%d" % (key, j)] = o.asnumpy()
+        except mx.MXNetError as err:
+            case["error"] = str(err).strip().splitlines()[-1]
+        cases.append(case)
+
+    for i, ((ta, la, ha), (tb, lb, hb)) in enumerate(pairs):
+        for kw in (dict(), dict(min_calib_range=-3.0, max_calib_range=2.5), dict(min_calib_range=0.0,
+                   max_calib_range=0.7), dict(enable_float_output=True)):
+            record_graph("quantized_elemwise_mul", ["cat_a%d" % i, "add_b%d" % i, la, ha, lb, hb], kw)
     with open(os.path.join(OUT, "layers.json"), "w") as f:
         json.dump(cases, f, indent=0)
     np.savez_compressed(os.path.join(OUT, "layers.npz"), **arrays)

@@ -59,7 +59,7 @@ OMITTED = [
     ("_contrib_quantize_asym", "asymmetric INT8 quantization (mx.contrib.quantization's graph passes) is not built"),
     ("_contrib_quantized_rnn", "MXNet 1.9.1's INT8 LSTM (oneDNN only, reached through quantize_net); not built"),
     ("_contrib_quantized_*", "an INT8 quantized layer not built yet (fully_connected, conv, pooling, act, "
-                             "flatten, concat and elemwise_add are)"),
+                             "flatten, concat, elemwise_add, elemwise_mul and embedding are)"),
     ("_contrib_fft", "GPU-only in MXNet 1.9.1 (its CPU build raises 'fft is only available for GPU')"),
     ("_contrib_ifft", "GPU-only in MXNet 1.9.1 (its CPU build raises 'ifft is only available for GPU')"),
     ("_contrib_count_sketch", "GPU-only in MXNet 1.9.1 (its CPU build raises 'CountSketch is only available for GPU')"),

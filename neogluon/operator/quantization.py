@@ -21,12 +21,12 @@ divergence between it and its quantized version (TensorRT's entropy calibration)
 MXNet's float32 arithmetic.
 
 The quantized layers (``_contrib_quantized_fully_connected``, ``_conv``, ``_pooling``,
-``_act``, ``_flatten``, ``_concat``, ``_elemwise_add``) take int8/uint8 data with its
-``min``/``max`` inputs and give three outputs (``output``, ``min_output``, ``max_output``)
-as MXNet 1.9.1's CPU (oneDNN) kernels: products as exact int32 sums with the int32 range
-they stand for, pooling and ReLU in the data's own type and range, concatenations and sums
-rescaled to their output's range; each refuses what MXNet's CPU build refuses, with its
-message.
+``_act``, ``_flatten``, ``_concat``, ``_elemwise_add``, ``_elemwise_mul``, ``_embedding``)
+take int8/uint8 data with its ``min``/``max`` inputs and give three outputs (``output``,
+``min_output``, ``max_output``) as MXNet 1.9.1's CPU (oneDNN) kernels: products as exact
+int32 sums with the int32 range they stand for, pooling, ReLU and lookups in the data's own
+type and range, concatenations and sums rescaled to their output's range; each refuses what
+MXNet's CPU build refuses, with its message.
 
 They have no gradient (MXNet: "DO NOT use it in training").
 """
@@ -564,3 +564,70 @@ def quantized_elemwise_add(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, *, min_
             b = _rescaled(b * scales[1], torch.int8).float()
         scales[u] = torch.tensor(1.0)
     return [_rescaled(scales[0] * a + scales[1] * b, out_type)] + _range(lo, hi)
+
+
+# ----------------------------------------------------------------------------- quantized_elemwise_mul
+def _mul_outputs(attrs):
+    return 1 if attrs["enable_float_output"] else 3
+
+
+def _mul_type(attrs, dtypes):
+    if attrs["enable_float_output"]:
+        return ["float32"]
+    return ["int8" if _calibrated(attrs) else "int32", "float32", "float32"]
+
+
+@register("_contrib_quantized_elemwise_mul", inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"),
+          num_outputs=_mul_outputs, differentiable=False,
+          output_names=lambda attrs: ("output",) if attrs["enable_float_output"] else _outputs(attrs),
+          params=dict(min_calib_range=Float(None), max_calib_range=Float(None), enable_float_output=Bool(False)),
+          infer_shape=lambda attrs, shapes: _scalar_shape(attrs, shapes)[:_mul_outputs(attrs)],
+          infer_args=lambda attrs, shapes: _with_ranges(shapes, 4), infer_type=_mul_type)
+def quantized_elemwise_mul(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, *, min_calib_range, max_calib_range,
+                           enable_float_output):
+    """``lhs * rhs`` of int8 arrays (MXNet's CPU kernel takes no other) as MXNet 1.9.1's:
+    the exact int32 products over the product's int32 range; with ``enable_float_output``
+    one float32 output, ``q * (1 / ((127.5 / MaxAbs(lhs)) * (127.5 / MaxAbs(rhs))))``;
+    calibrated, that float times ``127.5 / MaxAbs(calibrated range)`` truncated and cast to
+    int8 without saturating (MXNet's plain C cast: -172 comes out as 84)."""
+    if lhs.dtype != torch.int8 or rhs.dtype != torch.int8:
+        raise MXNetError("currently, quantized elemwise mul only support int8 inputs. Check failed: "
+                         "mshadow::DataType<DType>::kFlag == type_flag_: TBlob.get_with_shape: data type do not "
+                         "match specified type.Expected: unsigned char v.s. given char")
+    product = lhs.int() * rhs.int()
+    if not enable_float_output and not _calibrated(dict(min_calib_range=min_calib_range,
+                                                        max_calib_range=max_calib_range)):
+        return [product] + _product_range(lhs_min, lhs_max, rhs_min, rhs_max)
+    scale = torch.tensor(1.0) / (_scale(torch.int8, lhs_min, lhs_max) * _scale(torch.int8, rhs_min, rhs_max))
+    real = product.float() * scale
+    if enable_float_output:
+        return [real]
+    lo, hi = torch.tensor(min_calib_range), torch.tensor(max_calib_range)
+    return [torch.trunc(real * _scale(torch.int8, lo, hi)).to(torch.int32).to(torch.int8)] + _range(lo, hi)
+
+
+# ----------------------------------------------------------------------------- quantized_embedding
+def _embedding_shape(attrs, shapes):
+    data = shapes[0]
+    return [None if data is None else tuple(data) + (attrs["output_dim"],), (1,), (1,)]
+
+
+def _embedding_args(attrs, shapes):
+    return _with_ranges(shapes, 2, lambda head: [head[0], (attrs["input_dim"], attrs["output_dim"])])
+
+
+@register("_contrib_quantized_embedding", inputs=("data", "weight", "min_weight", "max_weight"), num_outputs=3,
+          output_names=_outputs, differentiable=False,
+          params=dict(input_dim=Int(), output_dim=Int(), dtype=Str("float32"), sparse_grad=Bool(False)),
+          infer_shape=_embedding_shape, infer_args=_embedding_args,
+          infer_type=lambda attrs, dtypes: ["int8", "float32", "float32"])
+def quantized_embedding(data, weight, min_weight, max_weight, *, input_dim, output_dim, dtype, sparse_grad):
+    """The int8 ``weight``'s rows at the indices ``data`` (clipped to ``[0, input_dim)`` as
+    Embedding's), with the weight's range."""
+    del dtype, sparse_grad
+    _check_dtype(weight, torch.int8)
+    if tuple(weight.shape) != (input_dim, output_dim):
+        raise MXNetError("quantized_embedding: weight %s is not (input_dim, output_dim) = (%d, %d)"
+                         % (tuple(weight.shape), input_dim, output_dim))
+    index = data.long().clamp(0, input_dim - 1)
+    return [weight[index]] + _range(min_weight, max_weight)
