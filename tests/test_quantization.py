@@ -75,11 +75,9 @@ LAYER_FIX = np.load(os.path.join(HERE, "layers.npz"))
 
 
 def _mxnet_message(text):
-    """The sentence of MXNet's error, without its log prefix and with ``mshadow::`` as written."""
+    """The sentence of MXNet's error as neogluon words it: no class prefix, ``mshadow::`` as written."""
     text = text.replace("mshadow: :", "mshadow::")
-    for prefix in ("MXNetError: ",):
-        text = text[len(prefix):] if text.startswith(prefix) else text
-    return text.split(".cc:")[-1].split(": ", 1)[-1] if text.startswith("[") else text
+    return text[len("MXNetError: "):] if text.startswith("MXNetError: ") else text
 
 
 @pytest.mark.parametrize("case", LAYERS, ids=lambda c: "%s-%s-%s" % (c["key"], c["function"], c["inputs"][0]))

@@ -11,6 +11,7 @@ operator, keywords and input arrays (by name), with its three outputs, or the er
 """
 import json
 import os
+import re
 
 import mxnet as mx
 import numpy as np
@@ -73,6 +74,11 @@ def main():
     layers()
 
 
+def _message(err):
+    """MXNet's error sentence, without the log line's time and source location."""
+    return re.sub(r"^\[[0-9:]+\] \S+: ", "", str(err).strip().splitlines()[-1])
+
+
 def layers():
     """The quantized layers on int8/uint8 data over random ranges; exact ties in the averages."""
     rng = np.random.RandomState(1)
@@ -99,7 +105,7 @@ def layers():
             for j, o in enumerate(out):
                 arrays["%s_out%d" % (key, j)] = o.asnumpy()
         except mx.MXNetError as err:
-            case["error"] = str(err).strip().splitlines()[-1]
+            case["error"] = _message(err)
         cases.append(case)
 
     rngs = ["lo0", "hi0", "lo1", "hi1"]
@@ -187,7 +193,7 @@ def layers():
             for j, o in enumerate(sym.bind(mx.cpu(), args).forward()):
                 arrays["%s_out%d" % (key, j)] = o.asnumpy()
         except mx.MXNetError as err:
-            case["error"] = str(err).strip().splitlines()[-1]
+            case["error"] = _message(err)
         cases.append(case)
 
     for i, ((ta, la, ha), (tb, lb, hb)) in enumerate(pairs):

@@ -56,8 +56,11 @@ OMITTED = [
     ("_NDArray", "the NDArrayOp frontend's C callback operator: mx.operator.NDArrayOp runs as a Custom node"),
     ("_Native", "the NumpyOp frontend's C callback operator: mx.operator.NumpyOp runs as a Custom node"),
     ("_sg_mkldnn_*", "an MKL-DNN subgraph fusion written only by optimize_for('MKLDNN'); no model file contains it"),
-    ("_contrib_quantize_asym", "asymmetric INT8 quantization (mx.contrib.quantization's graph passes) is not built"),
+    ("_contrib_quantize_asym", "MXNet 1.9.1's CPU build crashes (segmentation fault) running it, imperatively or "
+                               "in a bound graph: no answer to match"),
     ("_contrib_quantized_rnn", "MXNet 1.9.1's INT8 LSTM (oneDNN only, reached through quantize_net); not built"),
+    ("_contrib_quantized_batch_norm", "INT8 BatchNorm (calibrated only) not built yet: MXNet's oneDNN rounding "
+                                      "not yet reproduced to the bit (recorded cases differ by 1 in a few values)"),
     ("_contrib_quantized_*", "an INT8 quantized layer not built yet (fully_connected, conv, pooling, act, "
                              "flatten, concat, elemwise_add, elemwise_mul and embedding are)"),
     ("_contrib_fft", "GPU-only in MXNet 1.9.1 (its CPU build raises 'fft is only available for GPU')"),

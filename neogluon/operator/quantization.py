@@ -500,9 +500,9 @@ def _concat_type(attrs, dtypes):
 
 
 @register("_contrib_quantized_concat", inputs=_concat_inputs, variadic="num_args", num_outputs=3,
-          output_names=_outputs, differentiable=False, params=dict(num_args=Int(), dim=Int(1)), infer_shape=_concat_shape,
-          infer_type=_concat_type, infer_args=lambda attrs, shapes: _with_ranges(
-              shapes, 2 * attrs["num_args"]))
+          output_names=_outputs, differentiable=False, params=dict(num_args=Int(), dim=Int(1)),
+          infer_shape=_concat_shape, infer_type=_concat_type,
+          infer_args=lambda attrs, shapes: _with_ranges(shapes, 2 * attrs["num_args"]))
 def quantized_concat(*inputs, num_args, dim):
     """Concatenation of int8/uint8 arrays over ``[min of the minima, max of the maxima]``: int8
     if any input is, else uint8. An input whose scale (``127.5`` or ``255.5`` over its range's
