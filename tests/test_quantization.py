@@ -133,6 +133,12 @@ def test_quantized_layer_symbols_as_mxnet():
                                                        max_calib_range=1.0)
     assert calibrated.infer_type(a="uint8", b="uint8")[1][0] == np.uint8
     assert calibrated.infer_type(a="uint8", b="int8")[1][0] == np.int8
+    bn = mx.sym.contrib.quantized_batch_norm(mx.sym.var("d"), min_calib_range=-1.0, max_calib_range=1.0, name="bn")
+    # MXNet lists moving_mean/moving_var as auxiliary states; its input order (the JSON's) is this one
+    assert bn.list_inputs() == ["d", "bn_gamma", "bn_beta", "bn_moving_mean", "bn_moving_var", "bn_min_data",
+                                "bn_max_data"]
+    assert bn.infer_shape(d=(2, 3, 4))[1] == [(2, 3, 4), (1,), (1,)]
+    assert bn.infer_type(d="uint8")[1] == [np.int8, np.float32, np.float32]
     # float data: the layers MXNet still runs (pooling, flatten) and the one it refuses (act)
     x = mx.nd.array(np.arange(16, dtype="float32").reshape(1, 1, 4, 4))
     lo, hi = mx.nd.array([0.0]), mx.nd.array([1.0])

@@ -180,6 +180,17 @@ def layers():
     record("quantized_embedding", [emb_i, put("emb_wu", arrays[emb_w].view("uint8")), "lo0", "hi0"],
            dict(input_dim=7, output_dim=4))
 
+    bn = [put("bn_" + k, v.astype("float32")) for k, v in (
+        ("gamma", rng.rand(3) + 0.5), ("beta", rng.randn(3)), ("mean", rng.randn(3) * 0.3), ("var", rng.rand(3) + 0.5))]
+    for dt in ("int8", "uint8"):
+        x = ints("bn_x_" + dt, dt, (2, 3, 4, 5))
+        for kw in (dict(min_calib_range=-3.0, max_calib_range=3.0), dict(min_calib_range=-1.5, max_calib_range=4.0,
+                                                                         fix_gamma=False, eps=1e-5), {}):
+            record("quantized_batch_norm", [x] + bn + ["lo0", "hi0"], kw)
+            record("quantized_batch_norm", [x] + bn + ["lo3", "hi3"], dict(kw, fix_gamma=False, eps=0.01))
+    record("quantized_batch_norm", [put("bn_xf", rng.randn(2, 3).astype("float32"))] + bn + ["lo0", "hi0"],
+           dict(min_calib_range=-3.0, max_calib_range=3.0))
+
     def record_graph(function, inputs, kwargs):
         """Through a bound graph: MXNet 1.9.1 runs quantized_elemwise_mul only there (called
         imperatively it fails its own output count check)."""

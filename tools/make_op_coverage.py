@@ -59,10 +59,6 @@ OMITTED = [
     ("_contrib_quantize_asym", "MXNet 1.9.1's CPU build crashes (segmentation fault) running it, imperatively or "
                                "in a bound graph: no answer to match"),
     ("_contrib_quantized_rnn", "MXNet 1.9.1's INT8 LSTM (oneDNN only, reached through quantize_net); not built"),
-    ("_contrib_quantized_batch_norm", "INT8 BatchNorm (calibrated only) not built yet: MXNet's oneDNN rounding "
-                                      "not yet reproduced to the bit (recorded cases differ by 1 in a few values)"),
-    ("_contrib_quantized_*", "an INT8 quantized layer not built yet (fully_connected, conv, pooling, act, "
-                             "flatten, concat, elemwise_add, elemwise_mul and embedding are)"),
     ("_contrib_fft", "GPU-only in MXNet 1.9.1 (its CPU build raises 'fft is only available for GPU')"),
     ("_contrib_ifft", "GPU-only in MXNet 1.9.1 (its CPU build raises 'ifft is only available for GPU')"),
     ("_contrib_count_sketch", "GPU-only in MXNet 1.9.1 (its CPU build raises 'CountSketch is only available for GPU')"),

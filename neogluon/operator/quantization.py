@@ -21,12 +21,12 @@ divergence between it and its quantized version (TensorRT's entropy calibration)
 MXNet's float32 arithmetic.
 
 The quantized layers (``_contrib_quantized_fully_connected``, ``_conv``, ``_pooling``,
-``_act``, ``_flatten``, ``_concat``, ``_elemwise_add``, ``_elemwise_mul``, ``_embedding``)
-take int8/uint8 data with its ``min``/``max`` inputs and give three outputs (``output``,
-``min_output``, ``max_output``) as MXNet 1.9.1's CPU (oneDNN) kernels: products as exact
-int32 sums with the int32 range they stand for, pooling, ReLU and lookups in the data's own
-type and range, concatenations and sums rescaled to their output's range; each refuses what
-MXNet's CPU build refuses, with its message.
+``_act``, ``_flatten``, ``_concat``, ``_elemwise_add``, ``_elemwise_mul``, ``_embedding``,
+``_batch_norm``) take int8/uint8 data with its ``min``/``max`` inputs and give three
+outputs (``output``, ``min_output``, ``max_output``) as MXNet 1.9.1's CPU (oneDNN)
+kernels: products as exact int32 sums with the int32 range they stand for, pooling, ReLU
+and lookups in the data's own type and range, concatenations, sums and BatchNorm rescaled
+to their output's range; each refuses what MXNet's CPU build refuses, with its message.
 
 They have no gradient (MXNet: "DO NOT use it in training").
 """
@@ -631,3 +631,51 @@ def quantized_embedding(data, weight, min_weight, max_weight, *, input_dim, outp
                          % (tuple(weight.shape), input_dim, output_dim))
     index = data.long().clamp(0, input_dim - 1)
     return [weight[index]] + _range(min_weight, max_weight)
+
+
+# ----------------------------------------------------------------------------- quantized_batch_norm
+def _bn_args(attrs, shapes):
+    data = shapes[0]
+    channels = None if data is None else (data[attrs["axis"] % len(data)],)
+    return [data] + [channels] * 4 + [(1,), (1,)]
+
+
+@register("_contrib_quantized_batch_norm",
+          inputs=("data", "gamma", "beta", "moving_mean", "moving_var", "min_data", "max_data"),
+          num_outputs=3, output_names=_outputs, differentiable=False,
+          params=dict(eps=Float(1e-3), momentum=Float(0.9), fix_gamma=Bool(True), use_global_stats=Bool(False),
+                      output_mean_var=Bool(False), axis=Int(1), cudnn_off=Bool(False),
+                      min_calib_range=Float(None), max_calib_range=Float(None)),
+          infer_shape=_scalar_shape, infer_args=_bn_args,
+          infer_type=lambda attrs, dtypes: ["int8", "float32", "float32"])
+def quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, max_data, *, eps, momentum, fix_gamma,
+                         use_global_stats, output_mean_var, axis, cudnn_off, min_calib_range, max_calib_range):
+    """Inference BatchNorm of int8/uint8 data into int8 over the calibrated range (required),
+    as MXNet 1.9.1's oneDNN kernel: uint8 data first reordered to int8 (``* 127.5 / 255.5``,
+    rounded), then per channel ``w = gamma * invstd * MaxAbs(data) / MaxAbs(out)`` and
+    ``b = (beta - mean * gamma * invstd) * 127.5 / MaxAbs(out)`` (``invstd`` in double),
+    run by a BatchNorm of mean 0 and variance 1 that still divides by ``sqrt(1 + eps)``:
+    ``round(w / sqrt(1 + eps) * x + b)``, saturated. ``gamma`` is used even under
+    ``fix_gamma`` (MXNet's kernel ignores it). The moving statistics are ordinary inputs
+    here (MXNet lists them as auxiliary states between beta and min_data)."""
+    del momentum, fix_gamma, use_global_stats, output_mean_var, cudnn_off
+    if data.dtype not in (torch.int8, torch.uint8):
+        raise MXNetError("Check failed: in_type->at(0) == mshadow::kInt8 || in_type->at(0) == mshadow::kUint8 "
+                         "QuantizedBatchNorm with MKLDNN backend only supports int8/uint8 input, while %d is given."
+                         % _TYPE_CODES.get(data.dtype, -1))
+    if min_calib_range is None or max_calib_range is None:
+        raise MXNetError("min_calib_range or max_calib_range is not available. Quantized BN currently don't "
+                         "support calib_mode=None")
+    x = data.float()
+    if data.dtype == torch.uint8:
+        x = _rescaled(x * (torch.tensor(127.5) / torch.tensor(255.5)), torch.int8).float()
+    lo, hi = torch.tensor(min_calib_range), torch.tensor(max_calib_range)
+    out_abs = _max_abs(lo, hi)
+    invstd = (1.0 / torch.sqrt(moving_var.double() + eps)).float()
+    g = gamma.float()
+    weight = g * invstd * _max_abs(min_data, max_data) / out_abs
+    shift = (beta.float() - moving_mean.float() * g * invstd) * torch.tensor(127.5) / out_abs
+    weight = weight / torch.sqrt(torch.tensor(1.0) + torch.tensor(eps, dtype=torch.float32))
+    view = [1] * x.dim()
+    view[axis % x.dim()] = -1
+    return [_rescaled(weight.reshape(view) * x + shift.reshape(view), torch.int8)] + _range(lo, hi)
