@@ -82,7 +82,8 @@ def _mxnet_message(text):
 
 @pytest.mark.parametrize("case", LAYERS, ids=lambda c: "%s-%s-%s" % (c["key"], c["function"], c["inputs"][0]))
 def test_quantized_layers_match_mxnet(case):
-    """quantized_fully_connected, _conv, _pooling, _act and _flatten as MXNet 1.9.1 computes them
+    """The quantized layers (fully_connected, conv, pooling, act, flatten, concat, elemwise_add,
+    embedding, batch_norm, elemwise_mul) as MXNet 1.9.1 computes them
     (tools/make_extra_fixtures_quantization.py): int32 sums exactly, averages rounded as
     its oneDNN kernels, ranges to the bit; or its error for what its CPU build refuses."""
     args = [mx.nd.array(LAYER_FIX[n], dtype=LAYER_FIX[n].dtype) for n in case["inputs"]]
@@ -93,10 +94,14 @@ def test_quantized_layers_match_mxnet(case):
         assert _mxnet_message(case["error"]) in str(err.value)
         return
     out = fn(*args, **case["kwargs"])
-    for j, o in enumerate(out):
-        expected = LAYER_FIX["%s_out%d" % (case["key"], j)]
-        assert o.dtype == expected.dtype and o.shape == expected.shape
-        np.testing.assert_array_equal(o.asnumpy(), expected)
+    assert len(out) == case["outputs"]
+    expected = LAYER_FIX[case["key"]]
+    assert out[0].dtype == expected.dtype and out[0].shape == expected.shape
+    np.testing.assert_array_equal(out[0].asnumpy(), expected)
+    if case["outputs"] == 3:
+        assert [o.dtype for o in out[1:]] == [np.float32] * 2 and [o.shape for o in out[1:]] == [(1,)] * 2
+        np.testing.assert_array_equal([out[1].asscalar(), out[2].asscalar()],
+                                      LAYER_FIX["layer_ranges"][case["range_row"]])
 
 
 def test_quantized_layer_symbols_as_mxnet():

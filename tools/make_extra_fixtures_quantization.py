@@ -7,7 +7,8 @@ Writes tests/fixtures/extra/quantization/: cases.json (each case's operator, fun
 ranges and keywords) and cases.npz (the inputs, each case's output, and the min/max outputs
 of all cases in one array "ranges", NaN for dequantize); and layers.json / layers.npz for the
 quantized layers (quantized_fully_connected, _conv, _pooling, _act, _flatten): each case's
-operator, keywords and input arrays (by name), with its three outputs, or the error MXNet raised.
+operator, keywords and input arrays (by name), with its output (under the case's key) and
+min/max outputs (its row of "layer_ranges"), or the error MXNet raised.
 """
 import json
 import os
@@ -96,14 +97,23 @@ def layers():
         put("lo%d" % i, np.array([r[0]], "float32"))
         put("hi%d" % i, np.array([r[1]], "float32"))
 
+    ranges_out = []
+
+    def keep(case, out):
+        """The first output under the case's key; the (min, max) outputs as the case's row of
+        "layer_ranges" (one array: fewer entries in the file)."""
+        arrays[case["key"]] = out[0].asnumpy()
+        case["outputs"] = len(out)
+        case["range_row"] = len(ranges_out)
+        ranges_out.append([o.asscalar() for o in out[1:]] or [np.nan, np.nan])
+
     def record(function, inputs, kwargs):
         key = "layer%d" % len(cases)
         case = dict(key=key, op="_contrib_" + function, function=function, inputs=inputs, kwargs=kwargs)
         try:
             out = getattr(mx.nd.contrib, function)(*[mx.nd.array(arrays[n], dtype=arrays[n].dtype)
                                                      for n in inputs], **kwargs)
-            for j, o in enumerate(out):
-                arrays["%s_out%d" % (key, j)] = o.asnumpy()
+            keep(case, out)
         except mx.MXNetError as err:
             case["error"] = _message(err)
         cases.append(case)
@@ -201,8 +211,7 @@ def layers():
         args = {n: mx.nd.array(arrays[i], dtype=arrays[i].dtype) for n, i in zip(names, inputs)}
         case = dict(key=key, op="_contrib_" + function, function=function, inputs=inputs, kwargs=kwargs)
         try:
-            for j, o in enumerate(sym.bind(mx.cpu(), args).forward()):
-                arrays["%s_out%d" % (key, j)] = o.asnumpy()
+            keep(case, sym.bind(mx.cpu(), args).forward())
         except mx.MXNetError as err:
             case["error"] = _message(err)
         cases.append(case)
@@ -213,6 +222,7 @@ def layers():
             record_graph("quantized_elemwise_mul", ["cat_a%d" % i, "add_b%d" % i, la, ha, lb, hb], kw)
     with open(os.path.join(OUT, "layers.json"), "w") as f:
         json.dump(cases, f, indent=0)
+    arrays["layer_ranges"] = np.array(ranges_out, dtype="float32")
     np.savez_compressed(os.path.join(OUT, "layers.npz"), **arrays)
 
 
