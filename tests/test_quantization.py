@@ -165,3 +165,16 @@ def test_quantized_layer_symbols_as_mxnet():
                                   "w": mx.nd.array([[127, 0, 0], [0, 127, 127]], dtype="int8"),
                                   "wlo": mx.nd.array([-1.0]), "whi": mx.nd.array([1.0])})
     np.testing.assert_allclose(ex.forward()[0].asnumpy(), [[0.5, -0.75]], atol=0.03)
+
+
+def test_mxnet_quantized_model_runs_as_in_mxnet():
+    """A network quantized by MXNet 1.9.1's quantize_model (quantize_v2, quantized conv, act,
+    pooling, flatten and fully_connected, requantize, dequantize: model-symbol.json with its
+    int8 parameters) loads and gives MXNet's output to the bit."""
+    sym = mx.sym.load(os.path.join(HERE, "model-symbol.json"))
+    params = mx.nd.load(os.path.join(HERE, "model.params"))
+    args = {k[4:]: v for k, v in params.items()}
+    fix = np.load(os.path.join(HERE, "model.npz"))
+    out = sym.bind(mx.cpu(), args=dict(args, data=mx.nd.array(fix["x"]))).forward()[0]
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out.asnumpy(), fix["y"])

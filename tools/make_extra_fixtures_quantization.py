@@ -73,6 +73,31 @@ def main():
         json.dump(cases, f, indent=0)
     np.savez_compressed(os.path.join(OUT, "cases.npz"), **arrays)
     layers()
+    quantized_model()
+
+
+def quantized_model():
+    """A small float network quantized by MXNet's own quantize_model (naive calibration):
+    model-symbol.json and model.params (its int8 parameters), and model.npz: an input and
+    MXNet's output of the quantized graph on it."""
+    import logging
+    from mxnet.contrib import quantization
+    rng = np.random.RandomState(2)
+    net = mx.sym.Convolution(mx.sym.var("data"), kernel=(3, 3), num_filter=4, pad=(1, 1), name="conv")
+    net = mx.sym.Activation(net, act_type="relu", name="relu")
+    net = mx.sym.Pooling(net, kernel=(2, 2), stride=(2, 2), pool_type="max", name="pool")
+    net = mx.sym.FullyConnected(mx.sym.flatten(net, name="flat"), num_hidden=3, name="fc")
+    shapes = net.infer_shape(data=(2, 3, 6, 6))[0]
+    params = {n: mx.nd.array(rng.randn(*s) * 0.3) for n, s in zip(net.list_arguments(), shapes) if n != "data"}
+    calib = mx.io.NDArrayIter(mx.nd.array(np.abs(rng.randn(8, 3, 6, 6))), batch_size=2)
+    qsym, qargs, _ = quantization.quantize_model(net, params, {}, ctx=mx.cpu(), calib_mode="naive", calib_data=calib,
+                                                  num_calib_examples=8, quantized_dtype="auto",
+                                                  logger=logging.getLogger("quiet"))
+    x = np.abs(rng.randn(2, 3, 6, 6)).astype("float32")
+    out = qsym.bind(mx.cpu(), args=dict(qargs, data=mx.nd.array(x))).forward()[0].asnumpy()
+    qsym.save(os.path.join(OUT, "model-symbol.json"))
+    mx.nd.save(os.path.join(OUT, "model.params"), {"arg:" + k: v for k, v in qargs.items()})
+    np.savez_compressed(os.path.join(OUT, "model.npz"), x=x, y=out)
 
 
 def _message(err):

@@ -263,11 +263,15 @@ def _with_ranges(shapes, n, fill=None):
 
 
 def _product_range(lo_a, hi_a, lo_b, hi_b, uint8_a=False):
-    """The int32 result's range of a product of ``a`` and int8 ``b``: ``MaxAbs(a) *
-    MaxAbs(b) / 127``, over 127 (int8 ``a``; times ``1 / 255`` for uint8 ``a``), times
-    INT32_MAX, in MXNet's float32 steps (recorded: other orders differ in the last bit)."""
-    level = _max_abs(lo_a, hi_a) * _max_abs(lo_b, hi_b) / torch.tensor(127.0)
-    level = level * (torch.tensor(1.0) / torch.tensor(255.0)) if uint8_a else level / torch.tensor(127.0)
+    """The int32 result's range of a product of ``a`` and int8 ``b``: one level of each
+    (``MaxAbs / 127``, ``/ 255`` for uint8 ``a``) multiplied, times INT32_MAX, in the
+    float32 steps MXNet's results show (recorded: other orders differ in the last bit):
+    ``(MaxAbs(a) / 127) * (MaxAbs(b) / 127)``, for uint8 ``a`` ``MaxAbs(a) * MaxAbs(b) / 127 * (1 / 255)``."""
+    a, b = _max_abs(lo_a, hi_a), _max_abs(lo_b, hi_b)
+    if uint8_a:
+        level = a * b / torch.tensor(127.0) * (torch.tensor(1.0) / torch.tensor(255.0))
+    else:
+        level = (a / torch.tensor(127.0)) * (b / torch.tensor(127.0))
     top = level * torch.tensor(_INT32_MAX)
     return _range(-top, top)
 
