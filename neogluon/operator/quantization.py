@@ -20,13 +20,24 @@ nearest integer (ties to even) and saturated to the type's range:
 divergence between it and its quantized version (TensorRT's entropy calibration), with
 MXNet's float32 arithmetic.
 
+The quantized layers (``_contrib_quantized_fully_connected``, ``_conv``, ``_pooling``,
+``_act``, ``_flatten``, ``_concat``, ``_elemwise_add``, ``_elemwise_mul``, ``_embedding``,
+``_batch_norm``) take int8/uint8 data with its ``min``/``max`` inputs and give three
+outputs (``output``, ``min_output``, ``max_output``) as MXNet 1.9.1's CPU (oneDNN)
+kernels: products as exact int32 sums with the int32 range they stand for, pooling, ReLU
+and lookups in the data's own type and range, concatenations, sums and BatchNorm rescaled
+to their output's range; each refuses what MXNet's CPU build refuses, with its message.
+
 They have no gradient (MXNet: "DO NOT use it in training").
 """
+import functools
+
 import numpy as np
 import torch
 
 from ..base import MXNetError
-from .registry import Float, Int, Str, register
+from . import conv, nn
+from .registry import Bool, Float, Int, Str, register
 
 __all__ = []
 
@@ -225,3 +236,450 @@ def calibrate_entropy(hist, hist_edges, *, num_quantized_bins):
     divergences = [_divergence_at(counts, zero, i, num_quantized_bins) for i in range(first, zero + 1)]
     best = int(np.argmin(divergences))
     return [torch.tensor([edges[zero + first + best + 1]]), torch.tensor([divergences[best]])]
+
+
+# ----------------------------------------------------------------------------- quantized layers
+# MXNet's type codes (mshadow), which its quantized layers' dtype errors print
+_TYPE_CODES = {torch.float32: 0, torch.float64: 1, torch.float16: 2, torch.uint8: 3, torch.int32: 4,
+               torch.int8: 5, torch.int64: 6}
+_RANGE_NAMES = ("min_data", "max_data", "min_weight", "max_weight", "min_bias", "max_bias")
+
+
+def _outputs(attrs):
+    return ("output", "min_output", "max_output")
+
+
+def _layer_inputs(attrs):
+    """data, weight, bias (unless ``no_bias``), then each one's min and max, as MXNet lists them."""
+    n = 2 if attrs["no_bias"] else 3
+    return ("data", "weight", "bias")[:n] + _RANGE_NAMES[:2 * n]
+
+
+def _with_ranges(shapes, n, fill=None):
+    """``shapes`` with the ``n`` scalar range inputs (the last ones) as ``(1,)``, the others
+    filled by ``fill`` (a layer's ``infer_args``) if given."""
+    head = list(shapes[:len(shapes) - n])
+    return list(fill(head) if fill else head) + [(1,)] * n
+
+
+def _product_range(lo_a, hi_a, lo_b, hi_b, uint8_a=False):
+    """The int32 result's range of a product of ``a`` and int8 ``b``: one level of each
+    (``MaxAbs / 127``, ``/ 255`` for uint8 ``a``) multiplied, times INT32_MAX, in the
+    float32 steps MXNet's results show (recorded: other orders differ in the last bit):
+    ``(MaxAbs(a) / 127) * (MaxAbs(b) / 127)``, for uint8 ``a`` ``MaxAbs(a) * MaxAbs(b) / 127 * (1 / 255)``."""
+    a, b = _max_abs(lo_a, hi_a), _max_abs(lo_b, hi_b)
+    if uint8_a:
+        level = a * b / torch.tensor(127.0) * (torch.tensor(1.0) / torch.tensor(255.0))
+    else:
+        level = (a / torch.tensor(127.0)) * (b / torch.tensor(127.0))
+    top = level * torch.tensor(_INT32_MAX)
+    return _range(-top, top)
+
+
+def _int_result(values):
+    """A float64 tensor of exact integer sums as int32."""
+    return values.to(torch.int32)
+
+
+# ----------------------------------------------------------------------------- quantized_fully_connected
+def _qfc_infer_args(attrs, shapes):
+    n = 4 if attrs["no_bias"] else 6
+    return _with_ranges(shapes, n, lambda head: nn._fc_infer_args(attrs, head))
+
+
+def _qfc_shape(attrs, shapes):
+    data = shapes[0]
+    if data is None:
+        return [None, (1,), (1,)]
+    head = (data[0],) if attrs["flatten"] else tuple(data[:-1])
+    return [head + (attrs["num_hidden"],), (1,), (1,)]
+
+
+@register("_contrib_quantized_fully_connected", inputs=_layer_inputs, num_outputs=3,
+          output_names=_outputs, differentiable=False,
+          params=dict(num_hidden=Int(), no_bias=Bool(False), flatten=Bool(True)),
+          infer_args=_qfc_infer_args, infer_shape=_qfc_shape,
+          infer_type=lambda attrs, dtypes: ["int32", "float32", "float32"])
+def quantized_fully_connected(data, weight, *rest, num_hidden, no_bias, flatten):
+    """int8/uint8 ``data`` times int8 ``weight`` (transposed): the exact int32 sums, the int8
+    bias added as MXNet's oneDNN kernel scales it (``bias * (data_scale * weight_scale *
+    MaxAbs(bias range) / 127.5)`` in float32, truncated to int32; scales ``127.5`` (``255.5``
+    for uint8 data) over each range's MaxAbs), and the int32 range of the product
+    (one level ``MaxAbs / 127`` of each, ``/ 255`` for uint8 data: ``_product_range``)."""
+    if data.dtype not in (torch.int8, torch.uint8):
+        raise MXNetError("Check failed: in_type->at(0) == mshadow::kInt8 || in_type->at(0) == mshadow::kUint8: "
+                         "QuantizedFullyConnected only supports int8/uint8 input, while %d is given."
+                         % _TYPE_CODES.get(data.dtype, -1))
+    _check_dtype(weight, torch.int8)
+    bias, ranges = (None, rest) if no_bias else (rest[0], rest[1:])
+    min_data, max_data, min_weight, max_weight = ranges[:4]
+    if weight.shape[0] != num_hidden:
+        raise MXNetError("QuantizedFullyConnected: weight %s does not have num_hidden=%d rows"
+                         % (tuple(weight.shape), num_hidden))
+    x = data.reshape(data.shape[0], -1) if flatten else data
+    out = _int_result(x.double() @ weight.double().t())
+    if bias is not None:
+        _check_dtype(bias, torch.int8)
+        out = out + _quantized_bias(bias, data.dtype, min_data, max_data, min_weight, max_weight, *ranges[4:6])
+    return [out] + _product_range(min_data, max_data, min_weight, max_weight, data.dtype == torch.uint8)
+
+
+def _quantized_bias(bias, data_dtype, min_data, max_data, min_weight, max_weight, min_bias, max_bias):
+    """The int8 bias in the int32 product's levels, as MXNet's quantized FullyConnected computes it."""
+    data_scale = torch.tensor(255.5 if data_dtype == torch.uint8 else 127.5) / _max_abs(min_data, max_data)
+    weight_scale = torch.tensor(127.5) / _max_abs(min_weight, max_weight)
+    rescale = data_scale * weight_scale * _max_abs(min_bias, max_bias) / torch.tensor(127.5)
+    return torch.trunc(bias.float() * rescale).to(torch.int32)
+
+
+# ----------------------------------------------------------------------------- quantized_conv
+def _qconv_infer_args(attrs, shapes):
+    n = 4 if attrs["no_bias"] else 6
+    return _with_ranges(shapes, n, lambda head: conv._conv_infer_args(attrs, head, conv._conv_weight))
+
+
+def _qconv_shape(attrs, shapes):
+    if shapes[0] is None:
+        return [None, (1,), (1,)]
+    return conv._convolution(attrs, shapes) + [(1,), (1,)]
+
+
+@register("_contrib_quantized_conv", inputs=_layer_inputs, num_outputs=3,
+          output_names=_outputs, differentiable=False,
+          params=dict(conv._CONV_PARAMS), infer_args=_qconv_infer_args, infer_shape=_qconv_shape,
+          infer_type=lambda attrs, dtypes: ["int32", "float32", "float32"])
+def quantized_conv(data, weight, *rest, kernel, stride, dilate, pad, num_filter, num_group, workspace, no_bias,
+                   cudnn_tune, cudnn_off, layout):
+    """uint8 ``data`` (MXNet's CPU kernel takes no other) convolved with int8 ``weight``:
+    the exact int32 sums, the int8 bias added as it is, and the int32 range of the product
+    (``_product_range`` with 127 levels for the uint8 data too, as MXNet's).
+    Groups are refused, as MXNet's CPU kernel refuses them."""
+    del workspace, cudnn_tune, cudnn_off
+    if data.dtype != torch.uint8:
+        raise MXNetError("Check failed: (in_data[0].dtype()) == (mshadow::kUint8) mkldnn_quantized_conv op "
+                         "only supports uint8 as input type")
+    if num_group != 1:
+        raise MXNetError("Check failed: param.num_group == 1U (%d vs. 1) : quantized_conv only supports "
+                         "num_group=1 for now" % num_group)
+    _check_dtype(weight, torch.int8)
+    bias, ranges = (None, rest) if no_bias else (rest[0], rest[1:])
+    if bias is not None:
+        _check_dtype(bias, torch.int8)
+    stride, dilate, pad = conv._geometry("Convolution", kernel, stride, dilate, pad, "convolution")
+    x, w = data.double(), weight.double()
+    if conv._channel_last(layout):
+        x, w = conv._to_channel_first(x), conv._to_channel_first(w)
+    if x.dim() != len(kernel) + 2 or (w.size(0),) + tuple(w.shape[2:]) != (num_filter,) + tuple(kernel):
+        raise MXNetError("QuantizedConvolution: data %s or weight %s does not fit kernel=%s, num_filter=%d"
+                         % (tuple(data.shape), tuple(weight.shape), kernel, num_filter))
+    y = conv._CONV[len(kernel)](x, w, None if bias is None else bias.double(), stride, pad, dilate)
+    if conv._channel_last(layout):
+        y = conv._to_channel_last(y)
+    return [_int_result(y)] + _product_range(*ranges[:4])
+
+
+# ----------------------------------------------------------------------------- quantized_pooling
+def _data_ranges(attrs):
+    return ("data", "min_data", "max_data")
+
+
+def _qpool_shape(attrs, shapes):
+    if shapes[0] is None:
+        return [None, (1,), (1,)]
+    return conv._pooling(attrs, shapes[:1]) + [(1,), (1,)]
+
+
+def _same_type(attrs, dtypes):
+    return [dtypes[0], "float32", "float32"]
+
+
+@register("_contrib_quantized_pooling", inputs=_data_ranges, num_outputs=3,
+          output_names=_outputs, differentiable=False,
+          params=dict(conv._POOL_PARAMS), infer_shape=_qpool_shape, infer_type=_same_type,
+          infer_args=lambda attrs, shapes: _with_ranges(shapes, 2))
+def quantized_pooling(data, min_data, max_data, *, kernel, pool_type, global_pool, cudnn_off, pooling_convention,
+                      stride, pad, p_value, count_include_pad, layout):
+    """Max or average pooling of int8/uint8 NCHW/NCDHW data, in its own type and range. An
+    average is the window's sum over its size (the whole kernel, windows past the data's
+    end under ``'full'`` too, as oneDNN; the valid elements with ``count_include_pad=False``)
+    rounded to the nearest integer, ties to even."""
+    del cudnn_off
+    if pool_type not in ("max", "avg"):
+        raise MXNetError("QuantizedPoolingOp only supports pool_type=max/avg for now")
+    if data.dim() not in (4, 5):
+        raise MXNetError("Check failed: data_ndims == 4U || data_ndims == 5U MKL-DNN QuantizedPoolingOp only "
+                         "supports 4D/5D layout yet, input should be 4D in(batch, channel, y, x) or 5D in "
+                         "(batch, channel, d, y, x)")
+    if layout not in (None, "NCHW", "NCDHW"):
+        raise MXNetError("Check failed: layout == mshadow::kNCHW || layout == mshadow::kNCDHW MKL-DNN "
+                         "QuantizedPoolingOp only supports NCHW/NCDHW layout for now")
+    pool = functools.partial(conv._pool, kernel=kernel, global_pool=global_pool,
+                             pooling_convention=pooling_convention, stride=stride, pad=pad, p_value=p_value,
+                             count_include_pad=count_include_pad, layout=layout)
+    ranges = _range(min_data, max_data)
+    if data.dtype not in (torch.int8, torch.uint8):  # float data: MXNet's float pooling
+        return [pool(data, pool_type=pool_type)] + ranges
+    x = data.double()
+    if pool_type == "max":
+        return [pool(x, pool_type="max").to(data.dtype)] + ranges
+    sums = pool(x, pool_type="sum")
+    if count_include_pad is None or count_include_pad:
+        size = x[0, 0].numel() if global_pool else int(np.prod(kernel))
+        counts = torch.tensor(float(size), dtype=torch.float64)
+    else:
+        counts = pool(torch.ones_like(x[:1, :1]), pool_type="sum")
+    return [torch.round(sums / counts).to(data.dtype)] + ranges
+
+
+# ----------------------------------------------------------------------------- quantized_act, quantized_flatten
+@register("_contrib_quantized_act", inputs=_data_ranges, num_outputs=3,
+          output_names=_outputs, differentiable=False,
+          params=dict(act_type=Str(choices=("relu", "sigmoid", "softrelu", "softsign", "tanh"))),
+          infer_shape=_scalar_shape, infer_type=lambda attrs, dtypes: ["int8", "float32", "float32"],
+          infer_args=lambda attrs, shapes: _with_ranges(shapes, 2))
+def quantized_act(data, min_data, max_data, *, act_type):
+    """ReLU of int8 data, its range kept. The output is int8 whatever the input: uint8 data
+    (which ReLU keeps) comes out as its bytes read as int8, as MXNet's (200 is -56)."""
+    if act_type != "relu":
+        raise MXNetError("_contrib_quantized_act only supports act_type=relu for now")
+    if data.dtype not in (torch.int8, torch.uint8):
+        raise MXNetError("Check failed: in_data[0].dtype() == mshadow::kUint8 || in_data[0].dtype() == "
+                         "mshadow::kInt8: _contrib_quantized_act op only supports uint8 and int8 as input type")
+    out = data.view(torch.int8) if data.dtype == torch.uint8 else data.clamp_min(0)
+    return [out.clone()] + _range(min_data, max_data)
+
+
+def _flat_shape(attrs, shapes):
+    data = shapes[0]
+    return [None if data is None else (data[0], int(np.prod(data[1:]))), (1,), (1,)]
+
+
+@register("_contrib_quantized_flatten", inputs=_data_ranges, num_outputs=3,
+          output_names=_outputs, differentiable=False,
+          infer_shape=_flat_shape, infer_type=_same_type, infer_args=lambda attrs, shapes: _with_ranges(shapes, 2))
+def quantized_flatten(data, min_data, max_data):
+    """``data`` collapsed to ``(d0, d1*...*dk)``, its dtype (any) and range kept."""
+    return [data.reshape(data.shape[0], -1).clone()] + _range(min_data, max_data)
+
+
+# ----------------------------------------------------------------------------- quantized_concat, _elemwise_add
+# the levels MXNet's oneDNN kernels give a range: int8 127.5, uint8 255.5 (scale = levels / MaxAbs)
+_LEVELS = {torch.int8: 127.5, torch.uint8: 255.5}
+_SATURATE = {torch.int8: (-128, 127), torch.uint8: (0, 255), torch.int32: (-2147483648, 2147483647)}
+
+
+def _scale(dtype, lo, hi):
+    return torch.tensor(_LEVELS[dtype]) / _max_abs(lo, hi)
+
+
+def _rescaled(values, dtype):
+    """float32 ``values`` rounded to the nearest integer (ties to even), saturated to ``dtype``."""
+    lo, hi = _SATURATE[dtype]
+    return torch.round(values.double()).clamp_(lo, hi).to(dtype)
+
+
+def _check_quantized(data):
+    """MXNet's error for data that is neither int8 nor uint8 (its type rule assigns uint8)."""
+    if data.dtype not in (torch.int8, torch.uint8):
+        raise MXNetError("Type inconsistent, Provided = %s, inferred type = uint8" % _dtype_name(data))
+
+
+def _concat_inputs(attrs):
+    n = attrs["num_args"]
+    return tuple("arg%d" % i for i in range(n)) + tuple(
+        "arg%d_%s" % (i, m) for i in range(n) for m in ("min", "max"))
+
+
+def _concat_shape(attrs, shapes):
+    n, dim = attrs["num_args"], attrs["dim"]
+    data = shapes[:n]
+    if any(s is None for s in data):
+        return [None, (1,), (1,)]
+    axis = dim % len(data[0])
+    return [tuple(data[0][:axis]) + (sum(s[axis] for s in data),) + tuple(data[0][axis + 1:]), (1,), (1,)]
+
+
+def _concat_type(attrs, dtypes):
+    return ["int8" if any(str(d) == "int8" for d in dtypes[:attrs["num_args"]]) else "uint8", "float32", "float32"]
+
+
+@register("_contrib_quantized_concat", inputs=_concat_inputs, variadic="num_args", num_outputs=3,
+          output_names=_outputs, differentiable=False, params=dict(num_args=Int(), dim=Int(1)),
+          infer_shape=_concat_shape, infer_type=_concat_type,
+          infer_args=lambda attrs, shapes: _with_ranges(shapes, 2 * attrs["num_args"]))
+def quantized_concat(*inputs, num_args, dim):
+    """Concatenation of int8/uint8 arrays over ``[min of the minima, max of the maxima]``: int8
+    if any input is, else uint8. An input whose scale (``127.5`` or ``255.5`` over its range's
+    MaxAbs) differs from the output's is rescaled, rounded to even and saturated, as oneDNN's
+    reorder. A negative ``dim`` is refused as MXNet's oneDNN kernel refuses it."""
+    data, ranges = inputs[:num_args], inputs[num_args:]
+    for x in data:
+        _check_quantized(x)
+    if dim < 0:
+        raise MXNetError("could not create a primitive descriptor for a concat primitive")
+    lo = torch.stack([r.reshape(()).float() for r in ranges[0::2]]).min()
+    hi = torch.stack([r.reshape(()).float() for r in ranges[1::2]]).max()
+    out_type = torch.int8 if any(x.dtype == torch.int8 for x in data) else torch.uint8
+    out_scale = _scale(out_type, lo, hi)
+    parts = []
+    for x, x_lo, x_hi in zip(data, ranges[0::2], ranges[1::2]):
+        scale = _scale(x.dtype, x_lo, x_hi)
+        parts.append(x.to(out_type) if torch.equal(scale, out_scale) else
+                     _rescaled(x.float() * (out_scale / scale), out_type))
+    return [torch.cat(parts, dim)] + _range(lo, hi)
+
+
+@register("_contrib_quantized_elemwise_add", inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"),
+          num_outputs=3, output_names=_outputs, differentiable=False,
+          params=dict(min_calib_range=Float(None), max_calib_range=Float(None)),
+          infer_shape=_scalar_shape, infer_args=lambda attrs, shapes: _with_ranges(shapes, 4),
+          infer_type=lambda attrs, dtypes: [
+              "int32" if not _calibrated(attrs) else "uint8" if [str(d) for d in dtypes[:2]] == ["uint8", "uint8"]
+              else "int8", "float32", "float32"])
+def quantized_elemwise_add(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, *, min_calib_range, max_calib_range):
+    """``lhs + rhs`` of int8/uint8 arrays as MXNet's oneDNN sum: each scaled in float32 to the
+    output's levels and rounded to even. Uncalibrated, the output is int32 over
+    ``+-(MaxAbs(lhs) + MaxAbs(rhs))`` (INT32_MAX levels); calibrated, int8 (uint8 when both
+    inputs are) over the calibrated range. A uint8 input added to an int8 one is first
+    reordered to int8 (rounded, saturated) with its own scale."""
+    _check_quantized(lhs)
+    _check_quantized(rhs)
+    calibrated = _calibrated(dict(min_calib_range=min_calib_range, max_calib_range=max_calib_range))
+    a_abs, b_abs = _max_abs(lhs_min, lhs_max), _max_abs(rhs_min, rhs_max)
+    if calibrated:
+        out_type = torch.uint8 if lhs.dtype == rhs.dtype == torch.uint8 else torch.int8
+        lo, hi = torch.tensor(min_calib_range), torch.tensor(max_calib_range)
+        out_scale = _scale(out_type, lo, hi)
+        scales = [out_scale / _scale(lhs.dtype, lhs_min, lhs_max), out_scale / _scale(rhs.dtype, rhs_min, rhs_max)]
+    else:
+        out_type, levels = torch.int32, torch.tensor(_INT32_MAX)
+        hi = a_abs + b_abs
+        lo = -hi
+        scales = [a_abs * levels / (hi * torch.tensor(_LEVELS[lhs.dtype])),
+                  b_abs * levels / (hi * torch.tensor(_LEVELS[rhs.dtype]))]
+    a, b = lhs.float(), rhs.float()
+    if lhs.dtype != rhs.dtype:  # the uint8 one reordered to int8 first; its scale then folded in
+        u = 0 if lhs.dtype == torch.uint8 else 1
+        if not calibrated:
+            scales[u] = (a_abs, b_abs)[u] * levels / (hi * torch.tensor(_LEVELS[torch.uint8]))
+        if u == 0:
+            a = _rescaled(a * scales[0], torch.int8).float()
+        else:
+            b = _rescaled(b * scales[1], torch.int8).float()
+        scales[u] = torch.tensor(1.0)
+    return [_rescaled(scales[0] * a + scales[1] * b, out_type)] + _range(lo, hi)
+
+
+# ----------------------------------------------------------------------------- quantized_elemwise_mul
+def _mul_outputs(attrs):
+    return 1 if attrs["enable_float_output"] else 3
+
+
+def _mul_type(attrs, dtypes):
+    if attrs["enable_float_output"]:
+        return ["float32"]
+    return ["int8" if _calibrated(attrs) else "int32", "float32", "float32"]
+
+
+@register("_contrib_quantized_elemwise_mul", inputs=("lhs", "rhs", "lhs_min", "lhs_max", "rhs_min", "rhs_max"),
+          num_outputs=_mul_outputs, differentiable=False,
+          output_names=lambda attrs: ("output",) if attrs["enable_float_output"] else _outputs(attrs),
+          params=dict(min_calib_range=Float(None), max_calib_range=Float(None), enable_float_output=Bool(False)),
+          infer_shape=lambda attrs, shapes: _scalar_shape(attrs, shapes)[:_mul_outputs(attrs)],
+          infer_args=lambda attrs, shapes: _with_ranges(shapes, 4), infer_type=_mul_type)
+def quantized_elemwise_mul(lhs, rhs, lhs_min, lhs_max, rhs_min, rhs_max, *, min_calib_range, max_calib_range,
+                           enable_float_output):
+    """``lhs * rhs`` of int8 arrays (MXNet's CPU kernel takes no other) as MXNet 1.9.1's:
+    the exact int32 products over the product's int32 range; with ``enable_float_output``
+    one float32 output, ``q * (1 / ((127.5 / MaxAbs(lhs)) * (127.5 / MaxAbs(rhs))))``;
+    calibrated, that float times ``127.5 / MaxAbs(calibrated range)`` truncated and cast to
+    int8 without saturating (MXNet's plain C cast: -172 comes out as 84)."""
+    if lhs.dtype != torch.int8 or rhs.dtype != torch.int8:
+        raise MXNetError("currently, quantized elemwise mul only support int8 inputs. Check failed: "
+                         "mshadow::DataType<DType>::kFlag == type_flag_: TBlob.get_with_shape: data type do not "
+                         "match specified type.Expected: unsigned char v.s. given char")
+    product = lhs.int() * rhs.int()
+    if not enable_float_output and not _calibrated(dict(min_calib_range=min_calib_range,
+                                                        max_calib_range=max_calib_range)):
+        return [product] + _product_range(lhs_min, lhs_max, rhs_min, rhs_max)
+    scale = torch.tensor(1.0) / (_scale(torch.int8, lhs_min, lhs_max) * _scale(torch.int8, rhs_min, rhs_max))
+    real = product.float() * scale
+    if enable_float_output:
+        return [real]
+    lo, hi = torch.tensor(min_calib_range), torch.tensor(max_calib_range)
+    return [torch.trunc(real * _scale(torch.int8, lo, hi)).to(torch.int32).to(torch.int8)] + _range(lo, hi)
+
+
+# ----------------------------------------------------------------------------- quantized_embedding
+def _embedding_shape(attrs, shapes):
+    data = shapes[0]
+    return [None if data is None else tuple(data) + (attrs["output_dim"],), (1,), (1,)]
+
+
+def _embedding_args(attrs, shapes):
+    return _with_ranges(shapes, 2, lambda head: [head[0], (attrs["input_dim"], attrs["output_dim"])])
+
+
+@register("_contrib_quantized_embedding", inputs=("data", "weight", "min_weight", "max_weight"), num_outputs=3,
+          output_names=_outputs, differentiable=False,
+          params=dict(input_dim=Int(), output_dim=Int(), dtype=Str("float32"), sparse_grad=Bool(False)),
+          infer_shape=_embedding_shape, infer_args=_embedding_args,
+          infer_type=lambda attrs, dtypes: ["int8", "float32", "float32"])
+def quantized_embedding(data, weight, min_weight, max_weight, *, input_dim, output_dim, dtype, sparse_grad):
+    """The int8 ``weight``'s rows at the indices ``data`` (clipped to ``[0, input_dim)`` as
+    Embedding's), with the weight's range."""
+    del dtype, sparse_grad
+    _check_dtype(weight, torch.int8)
+    if tuple(weight.shape) != (input_dim, output_dim):
+        raise MXNetError("quantized_embedding: weight %s is not (input_dim, output_dim) = (%d, %d)"
+                         % (tuple(weight.shape), input_dim, output_dim))
+    index = data.long().clamp(0, input_dim - 1)
+    return [weight[index]] + _range(min_weight, max_weight)
+
+
+# ----------------------------------------------------------------------------- quantized_batch_norm
+def _bn_args(attrs, shapes):
+    data = shapes[0]
+    channels = None if data is None else (data[attrs["axis"] % len(data)],)
+    return [data] + [channels] * 4 + [(1,), (1,)]
+
+
+@register("_contrib_quantized_batch_norm",
+          inputs=("data", "gamma", "beta", "moving_mean", "moving_var", "min_data", "max_data"),
+          num_outputs=3, output_names=_outputs, differentiable=False,
+          params=dict(eps=Float(1e-3), momentum=Float(0.9), fix_gamma=Bool(True), use_global_stats=Bool(False),
+                      output_mean_var=Bool(False), axis=Int(1), cudnn_off=Bool(False),
+                      min_calib_range=Float(None), max_calib_range=Float(None)),
+          infer_shape=_scalar_shape, infer_args=_bn_args,
+          infer_type=lambda attrs, dtypes: ["int8", "float32", "float32"])
+def quantized_batch_norm(data, gamma, beta, moving_mean, moving_var, min_data, max_data, *, eps, momentum, fix_gamma,
+                         use_global_stats, output_mean_var, axis, cudnn_off, min_calib_range, max_calib_range):
+    """Inference BatchNorm of int8/uint8 data into int8 over the calibrated range (required),
+    as MXNet 1.9.1's oneDNN kernel: uint8 data first reordered to int8 (``* 127.5 / 255.5``,
+    rounded), then per channel ``w = gamma * invstd * MaxAbs(data) / MaxAbs(out)`` and
+    ``b = (beta - mean * gamma * invstd) * 127.5 / MaxAbs(out)`` (``invstd`` in double),
+    run by a BatchNorm of mean 0 and variance 1 that still divides by ``sqrt(1 + eps)``:
+    ``round(w / sqrt(1 + eps) * x + b)``, saturated. ``gamma`` is used even under
+    ``fix_gamma`` (MXNet's kernel ignores it). The moving statistics are ordinary inputs
+    here (MXNet lists them as auxiliary states between beta and min_data)."""
+    del momentum, fix_gamma, use_global_stats, output_mean_var, cudnn_off
+    if data.dtype not in (torch.int8, torch.uint8):
+        raise MXNetError("Check failed: in_type->at(0) == mshadow::kInt8 || in_type->at(0) == mshadow::kUint8 "
+                         "QuantizedBatchNorm with MKLDNN backend only supports int8/uint8 input, while %d is given."
+                         % _TYPE_CODES.get(data.dtype, -1))
+    if min_calib_range is None or max_calib_range is None:
+        raise MXNetError("min_calib_range or max_calib_range is not available. Quantized BN currently don't "
+                         "support calib_mode=None")
+    x = data.float()
+    if data.dtype == torch.uint8:
+        x = _rescaled(x * (torch.tensor(127.5) / torch.tensor(255.5)), torch.int8).float()
+    lo, hi = torch.tensor(min_calib_range), torch.tensor(max_calib_range)
+    out_abs = _max_abs(lo, hi)
+    invstd = (1.0 / torch.sqrt(moving_var.double() + eps)).float()
+    g = gamma.float()
+    weight = g * invstd * _max_abs(min_data, max_data) / out_abs
+    shift = (beta.float() - moving_mean.float() * g * invstd) * torch.tensor(127.5) / out_abs
+    weight = weight / torch.sqrt(torch.tensor(1.0) + torch.tensor(eps, dtype=torch.float32))
+    view = [1] * x.dim()
+    view[axis % x.dim()] = -1
+    return [_rescaled(weight.reshape(view) * x + shift.reshape(view), torch.int8)] + _range(lo, hi)
