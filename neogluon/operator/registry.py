@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from ..base import ArgumentTypeError, MXNetError, _Null, np_dtype
-from ..context import Context as _Context
+from ..context import Context as _Context, as_context as _as_context
 from ..core import ACTIVE as _ACTIVE, STATE as _STATE, TRACING as _TRACING
 
 __all__ = ["Attr", "Int", "Float", "Bool", "Shape", "Str", "Dtype", "Any", "REQUIRED",
@@ -847,7 +847,7 @@ def placed_like(res, inputs, entry=None):
     if ctx is None and not inputs and entry is not None:
         name = entry.attrs.get("ctx") if isinstance(entry.attrs, dict) else None
         if isinstance(name, str) and name.startswith("cpu(") and name != "cpu(0)":
-            ctx = _Context("cpu", int(name[4:-1]))
+            ctx = _as_context(name)
     if ctx is None or ctx.device_type != "cpu":  # (an input's cpu(0) too: not the ``with`` block's)
         return res
     for r in (res if res.__class__ is list or res.__class__ is tuple else (res,)):
