@@ -769,10 +769,11 @@ class _Trained:
     def _calibrate(self, tensors, threads):
         """Choose between the plain graph and the compiled function at ``threads`` (an earlier
         process's verdict when one is recorded); whether the plain graph serves."""
-        recorded = self.chosen.earlier(tensors)
-        if recorded is not None:
-            self.verdicts[threads] = recorded == "plain"
-            return self.verdicts[threads]
+        if threads not in self.asked:  # (else _recorded found none at this count's first call)
+            recorded = self.chosen.earlier(tensors)
+            if recorded is not None:
+                self.verdicts[threads] = recorded == "plain"
+                return self.verdicts[threads]
         saved = [(tensors[k], tensors[k].detach().clone()) for k in self.aux_index]
         rng = torch.get_rng_state()
         leaves = [t for t in tensors if t.requires_grad]
@@ -807,6 +808,7 @@ class _Frozen:
         self.calls = 0
         self.use_plain = False
         self.chosen = chosen  # None: no calibration; else called with the choice once made
+        self.recorded = None  # an earlier process's verdict, looked up at the first call
         self.unfrozen = unfrozen
         self.param_index = [k for k, p in enumerate(is_param) if p]
         self.data_index = [k for k, p in enumerate(is_param) if not p]
@@ -870,9 +872,11 @@ class _Frozen:
     def __call__(self, tensors):
         if self.use_plain:
             return self.plain(*tensors)
-        if not self.calls and self.chosen is not None and self.chosen.earlier(tensors) == "plain":
-            self.use_plain = True  # an earlier process found the plain graph faster: nothing is compiled
-            return self.plain(*tensors)
+        if not self.calls and self.chosen is not None:
+            self.recorded = self.chosen.earlier(tensors)
+            if self.recorded == "plain":
+                self.use_plain = True  # an earlier process found the plain graph faster: nothing is compiled
+                return self.plain(*tensors)
         fn = self._compiled(tensors)
         self.calls += 1
         if self.calls == 2 and self.chosen is not None:  # compiled and warm: is it worth it?
@@ -906,10 +910,8 @@ class _Frozen:
     def _calibrate(self, fn, tensors):
         """Time the compiled function against the plain graph, alternately; keep the faster
         (an earlier process's verdict when one is recorded)."""
-        recorded = self.chosen.earlier(tensors)
-        if recorded is not None:
-            self.use_plain = recorded == "plain"
-            return self.plain(*tensors) if self.use_plain else fn()
+        if self.recorded is not None:  # (looked up at the first call)
+            return fn()
         self.use_plain, out = _time_both(lambda: self.plain(*tensors), fn, lambda f: f())
         self.chosen("plain" if self.use_plain else "compiled")
         return out
