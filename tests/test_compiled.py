@@ -25,6 +25,7 @@ def _compile_on(monkeypatch):
     monkeypatch.setenv("NEOGLUON_COMPILE", "1")
     monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "0")  # the compiled code always runs (checked below)
     monkeypatch.setenv("NEOGLUON_COMPILE_PACKAGE", "0")  # torch.compile's freezing; the package route: below
+    monkeypatch.setenv("NEOGLUON_COMPILE_BACKGROUND", "0")  # compiled in the call (background: test_compile_warm.py)
     monkeypatch.setattr(inductor, "_ISA_DONE", [None])  # inductor probes the CPU itself (vec_isa_probe: tested below)
 
 
@@ -1092,6 +1093,7 @@ def _new_process(cache):
     import sys  # pylint: disable=import-outside-toplevel
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, NEOGLUON_COMPILE="1", NEOGLUON_COMPILE_CALIBRATE="0", NEOGLUON_COMPILE_PACKAGE="1",
+               NEOGLUON_COMPILE_BACKGROUND="0",
                TORCHINDUCTOR_CACHE_DIR=str(cache), PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
     done = subprocess.run([sys.executable, "-c", _NEW_PROCESS], env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -81,6 +81,7 @@ def compiled(monkeypatch, tmp_path):
     monkeypatch.setenv("NEOGLUON_COMPILE", "1")
     monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "0")
     monkeypatch.setenv("NEOGLUON_COMPILE_PACKAGE", "1")
+    monkeypatch.setenv("NEOGLUON_COMPILE_BACKGROUND", "0")
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(inductor, "_ISA_DONE", [None])
     monkeypatch.setattr(winograd, "_CHOSEN", {})

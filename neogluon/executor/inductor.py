@@ -29,6 +29,12 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   prediction's first call at given shapes runs the plain graph and its second compiles: a
   one-off call (GluonTS's Trainer initialising its network outside ``autograd.record()``, a
   call before ``export``, an odd last batch) compiles nothing and uses up no shape.
+- **Background.** A mode's first compilation at given shapes runs in a child process
+  (executor/warm.py) that fills the disk caches below while the parent's calls run the plain
+  graph; once the child has exited, the next call compiles from the caches (ResNet-18: seconds
+  instead of 20) and goes on as below. Where the caches are known warm, an earlier verdict was
+  "plain", the tensors are not on the CPU, or with ``NEOGLUON_COMPILE_BACKGROUND=0``, the call
+  compiles itself. :meth:`InductorGraph.wait_warm` waits for the children (benchmarks, tests).
 - **Freezing** folds the weights' values into the compiled code, so a frozen function is
   used only while the parameters are the tensors it was compiled with, unchanged (their
   version counters); once a parameter changes (a training step), prediction goes on with
@@ -118,6 +124,7 @@ import torch
 
 from ..fileio import file_digest, read_record, write_record
 from ..operator import detection, indexing, rnn, winograd
+from . import warm
 from ..operator.nn import FLOAT_MASK_RELU
 
 __all__ = ["AUTOTUNE_PARAMS", "BACKENDS", "CALIBRATION_CALLS", "MAX_SHAPES", "REFREEZE_BACKOFF", "REFREEZE_CALLS",
@@ -247,6 +254,10 @@ class InductorGraph:
         self._fns = {}  # (mode, shapes) -> callable(tensors) or None (plain graph)
         self._modes = {}  # mode -> number of shapes compiled
         self._once = set()  # prediction keys called once (compiled at their second call)
+        # key -> the warm.Job compiling it in a child process (its shape counted in _modes), or
+        # None where this process compiles it itself (decided once)
+        self._jobs = {}
+        self._counted = set()  # keys whose shape was counted in _modes when their child started
         # compiled training-mode calls so far that updated auxiliary states (BatchNorm's running
         # statistics) in place: they do not move the tensors' version counters (AOTAutograd keeps
         # the mutation inside the graph, and moving them would fail the saved-tensor checks of
@@ -271,6 +282,8 @@ class InductorGraph:
                 # export(), an odd last batch) neither compiles nor uses up a shape
                 self._once.add(key)
                 return self.graph(tensors, is_train)
+            if self._warming(key, mode, tensors):
+                return self.graph(tensors, is_train)  # a child process compiles (warm.py)
             fn = self._new(key, mode, tensors)
         if fn is None:
             return self.graph(tensors, is_train)
@@ -297,15 +310,70 @@ class InductorGraph:
             self.compile_seconds[key] = time.perf_counter() - start
         return out
 
-    def _new(self, key, mode, tensors):
+    def _may_compile(self, mode):
+        """Whether another shape of ``mode`` may be compiled (see the module's docstring)."""
         count = self._modes.get(mode, 0)
-        if count and (not self.static_shape or count >= MAX_SHAPES):
+        return not count or (self.static_shape and count < MAX_SHAPES)
+
+    def _new(self, key, mode, tensors):
+        if key in self._counted:  # its shape was counted when its child started
+            self._counted.discard(key)
+            fn = self._compile(mode, tensors)
+        elif not self._may_compile(mode):
             fn = None  # a new shape: the plain graph, no recompilation
         else:
-            self._modes[mode] = count + 1
+            self._modes[mode] = self._modes.get(mode, 0) + 1
             fn = self._compile(mode, tensors)
         self._fns[key] = fn
         return fn
+
+    def _warming(self, key, mode, tensors):
+        """Whether the first compilation for ``key`` is (still) left to a child process, which
+        fills the disk caches while the plain graph serves (executor/warm.py); starts the child
+        when none runs and the caches are not known warm. False once the child has exited
+        (the caller then compiles, from the caches), or where this process compiles itself."""
+        if key in self._jobs:
+            job = self._jobs[key]
+            return job is not None and job.poll()
+        if not self._may_compile(mode) or not warm.enabled(tensors):
+            return False
+        if self._plain_recorded(mode, tensors) or warm.is_warm(warm.warm_key(self.graph.symbol, mode, tensors,
+                                                                            self.is_param)):
+            self._jobs[key] = None  # asked once: compiled here
+            return False
+        if warm.running():
+            return True  # one child at a time: the plain graph until it is this key's turn
+        job = warm.start(self.graph.symbol, mode, tensors, self.is_param, self.static_shape)
+        if job is None:
+            self._jobs[key] = None
+            return False
+        self._jobs[key] = job
+        self._modes[mode] = self._modes.get(mode, 0) + 1
+        self._counted.add(key)
+        return True
+
+    def _plain_recorded(self, mode, tensors):
+        """Whether an earlier process recorded the verdict "plain" for this call (then nothing
+        is compiled: :class:`_Trained`, :class:`_Frozen`)."""
+        if os.environ.get("NEOGLUON_COMPILE_CALIBRATE", "1") == "0":
+            return False
+        record = read_record(os.path.join(cache_dir(), "neogluon_calibration.json"))
+        return record.get(calibration_key(self.graph.symbol, mode, tensors, self.is_param)) == "plain"
+
+    @property
+    def warming(self):
+        """The (mode, shapes) keys whose caches a child process is filling now."""
+        return [key for key, job in self._jobs.items() if job is not None and job.poll()]
+
+    def wait_warm(self, timeout=None):
+        """Wait until no child process warms the caches for this graph (at most ``timeout``
+        seconds); whether none does. The next call at each such key compiles from the caches."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for job in [j for j in self._jobs.values() if j is not None]:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not job.wait(left):
+                return False
+        return True
 
     def _compile(self, mode, tensors):
         is_train, grad = mode

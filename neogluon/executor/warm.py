@@ -1,0 +1,235 @@
+"""Compiling in the background: a child process fills the disk caches while the plain graph serves.
+
+The compiled backend (executor/inductor.py) compiles a graph at its first training call, or its
+second prediction call, with the same shapes. Compiling is dynamo's tracing, AOTAutograd's
+partitioning, inductor's code generation and a C++ compiler: ResNet-18 b1 takes 21-24 s with
+an empty cache, GluonTS's DeepAR training graph (a long unrolled RNN) about 50 s; in a process
+that finds the caches filled, 1.6-3 s and about 5 s. Until now the user's call waited for it,
+so a short run (a GluonTS epoch of five batches: 5.8 s on the plain graph) took ten times as
+long the first time on a machine.
+
+So the first compilation of a graph (mode and shapes) runs in a child process instead: the
+graph's JSON and the call's input tensors are written to a temporary directory, and
+``python -m neogluon.executor.warm DIR`` loads them, builds the same :class:`CompiledGraph`
+and :class:`InductorGraph` and makes the same call (a prediction twice, a recorded call
+with its backward), which compiles into the same disk caches (inductor's FX graph cache,
+AOTAutograd's cache, AOTInductor packages). Meanwhile the parent's calls run the plain graph.
+Once the child has exited, the parent's next call compiles as before, now served by the
+caches, and the compiled function is calibrated and kept as before.
+
+Why a process and not a thread: inductor's configuration is process-global (the compile
+options are patched into it while compiling), dynamo's tracing and inductor's code generation
+are Python and would hold the GIL against the user's own Python, and running a graph to
+compile it draws from torch's global random stream (Dropout) and updates BatchNorm's running
+statistics in place: the child does both on copies, in its own process. The child runs at a
+lower priority (``nice`` 10, inherited by the C++ compiler), so on a busy machine it takes
+what the user's work leaves; it exits when its parent does (the parent terminates running
+children at exit, and the child checks every second that its parent is alive).
+
+A child that fails (a graph with a Python operator the child cannot load, a C++ compiler
+missing) only leaves the caches cold: the parent then compiles itself, as before, and
+reports what fails then. The first compilation of a key is also done in the parent, as
+before, when an earlier child recorded that it warmed that key (``neogluon_warm.json`` in the
+cache directory, keyed as :func:`warm_key` says), when an earlier process recorded the verdict
+"plain" for it (nothing is compiled at all), for tensors not on the CPU (a GPU child would
+hold a second CUDA context), and with ``NEOGLUON_COMPILE_BACKGROUND=0``. One child runs at a
+time; a graph waiting for its turn keeps running the plain graph.
+"""
+import atexit
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import shutil
+import threading
+import time
+
+import torch
+
+from ..fileio import read_record, write_record
+
+__all__ = ["Job", "enabled", "is_warm", "main", "record_path", "running", "start", "warm_key"]
+
+_LOG = logging.getLogger(__name__)
+_RUNNING = []  # the children running now (at most one), terminated at exit
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the directory holding neogluon/
+
+
+def enabled(tensors):
+    """Whether a first compilation for ``tensors`` goes to a child process: unless
+    ``NEOGLUON_COMPILE_BACKGROUND=0``, for tensors on the CPU."""
+    return (os.environ.get("NEOGLUON_COMPILE_BACKGROUND", "1") != "0"
+            and all(t.device.type == "cpu" for t in tensors))
+
+
+def running():
+    """Whether a child is warming the caches now (for any graph of this process)."""
+    for job in list(_RUNNING):
+        job.poll()
+    return bool(_RUNNING)
+
+
+def record_path():
+    """Where children record the keys they warmed: ``neogluon_warm.json`` in the cache directory."""
+    from .inductor import cache_dir  # pylint: disable=import-outside-toplevel
+    return os.path.join(cache_dir(), "neogluon_warm.json")
+
+
+def warm_key(symbol, mode, tensors, is_param):
+    """The record's key of a first compilation: the graph, which inputs are Parameters and
+    which record a gradient, the mode, the inputs' shapes, strides and dtypes, torch, the CPU,
+    neogluon's sources and ``NEOGLUON_*`` settings (what the caches' own keys depend on), and
+    for a prediction the parameters' values, which its package holds."""
+    from .inductor import _graph_key  # pylint: disable=import-outside-toplevel
+    data = [t for t, p in zip(tensors, is_param) if not p]
+    params = [t for t, p in zip(tensors, is_param) if p]
+    ignored = ("NEOGLUON_COMPILE_BACKGROUND", "NEOGLUON_COMPILE_CALIBRATE")  # the child's own differ
+    settings = sorted((k, v) for k, v in os.environ.items() if k.startswith("NEOGLUON_") and k not in ignored)
+    parts = ["warm", repr(tuple(mode)), repr([t.requires_grad for t in tensors]), repr(settings)]
+    return _graph_key(symbol, data, params, is_param, parts, values=tuple(mode) == (False, False))
+
+
+def is_warm(key):
+    """Whether a child recorded that it warmed the caches for ``key``."""
+    return bool(read_record(record_path()).get(key))
+
+
+class Job:
+    """A child process warming the caches for one graph, mode and shapes."""
+
+    def __init__(self, proc, folder):
+        self.proc, self.folder = proc, folder
+        self.returncode = None
+
+    def poll(self):
+        """Whether the child still runs (once it has exited, its directory is removed)."""
+        if self.returncode is None:
+            code = self.proc.poll()
+            if code is None:
+                return True
+            self._done(code)
+        return False
+
+    def wait(self, timeout=None):
+        """Wait for the child to exit (at most ``timeout`` seconds); whether it has."""
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return not self.poll()
+
+    @property
+    def ok(self):
+        """Whether the child exited having warmed the caches."""
+        return self.returncode == 0
+
+    def terminate(self):
+        if self.returncode is None:
+            try:
+                self.proc.terminate()
+                self.proc.wait(2)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+            self._done(self.proc.returncode)
+
+    def _done(self, code):
+        self.returncode = code
+        if self in _RUNNING:
+            _RUNNING.remove(self)
+        shutil.rmtree(self.folder, ignore_errors=True)
+        if code:
+            _LOG.info("the background compilation exited with %s; the graph compiles in this process", code)
+
+
+def start(symbol, mode, tensors, is_param, static_shape):
+    """A :class:`Job` compiling ``symbol`` for ``mode`` (``(is_train, recording)``) on tensors
+    like ``tensors`` in a child process, or None when it cannot be started (the caller then
+    compiles itself)."""
+    folder = None
+    try:
+        folder = tempfile.mkdtemp(prefix="neogluon-warm-")
+        with open(os.path.join(folder, "graph.json"), "w") as f:
+            f.write(symbol.tojson())
+        spec = {"mode": list(mode), "is_param": list(is_param), "static_shape": bool(static_shape),
+                "requires_grad": [bool(t.requires_grad) for t in tensors],
+                "key": warm_key(symbol, mode, tensors, is_param), "record": record_path(), "parent": os.getpid()}
+        with open(os.path.join(folder, "spec.json"), "w") as f:
+            json.dump(spec, f)
+        torch.save([t.detach().clone() for t in tensors], os.path.join(folder, "inputs.pt"))
+        from .inductor import cache_dir  # pylint: disable=import-outside-toplevel
+        env = dict(os.environ, NEOGLUON_COMPILE_BACKGROUND="0", NEOGLUON_COMPILE_CALIBRATE="0",
+                   TORCHINDUCTOR_CACHE_DIR=cache_dir(),
+                   PYTHONPATH=os.pathsep.join([_ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                                         if p]))
+        with open(os.path.join(folder, "log.txt"), "w") as log:
+            proc = subprocess.Popen([sys.executable, "-m", "neogluon.executor.warm", folder], env=env,
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    except Exception as e:  # pylint: disable=broad-except
+        _LOG.info("the background compilation could not start (%s); the graph compiles in this process", e)
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
+        return None
+    job = Job(proc, folder)
+    _RUNNING.append(job)
+    return job
+
+
+@atexit.register
+def _terminate_all():
+    for job in list(_RUNNING):
+        job.terminate()
+
+
+# ---------------------------------------------------------------------- the child
+def _watch_parent(parent, folder):
+    """Exit when the parent process is gone (killed without running its exit handlers),
+    removing the job's directory, which the parent would have removed."""
+    while True:
+        time.sleep(1.0)
+        if os.getppid() != parent:
+            shutil.rmtree(folder, ignore_errors=True)
+            os._exit(3)  # pylint: disable=protected-access
+
+
+def main(folder):
+    """The child: compile the graph in ``folder`` as the parent would, filling the caches;
+    record the key as warm. Exit status 0 when it compiled, 2 when the backend failed."""
+    with open(os.path.join(folder, "spec.json")) as f:
+        spec = json.load(f)
+    threading.Thread(target=_watch_parent, args=(spec["parent"], folder), daemon=True).start()
+    try:
+        os.nice(10)
+    except OSError:
+        pass
+    from ..symbol import load_json  # pylint: disable=import-outside-toplevel
+    from .compiler import CompiledGraph  # pylint: disable=import-outside-toplevel
+    from .inductor import InductorGraph  # pylint: disable=import-outside-toplevel
+    with open(os.path.join(folder, "graph.json")) as f:
+        symbol = load_json(f.read())
+    tensors = torch.load(os.path.join(folder, "inputs.pt"), weights_only=True)
+    tensors = [t.requires_grad_(r) for t, r in zip(tensors, spec["requires_grad"])]
+    graph = InductorGraph(CompiledGraph(symbol), spec["is_param"], spec["static_shape"])
+    is_train, recording = spec["mode"]
+    with torch.set_grad_enabled(recording):
+        out = graph(tensors, is_train)
+        if not is_train and not recording:
+            out = graph(tensors, is_train)  # a prediction compiles at its second call
+        if recording:
+            outs = [o for o in out if o.requires_grad]
+            if outs:
+                torch.autograd.backward(outs, [torch.ones_like(o) for o in outs])
+    if graph._failed:  # pylint: disable=protected-access
+        return 2
+    record = read_record(spec["record"])
+    record[spec["key"]] = True
+    write_record(spec["record"], record)
+    return 0
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(4))  # pylint: disable=protected-access
+    sys.exit(main(sys.argv[1]))
