@@ -75,6 +75,8 @@ def _close(a, b, tol=1e-4):
 class _FakeJob:
     """A warm.Job stand-in: running until ``finish()``."""
 
+    ok = True
+
     def __init__(self):
         self.running = True
 
@@ -98,7 +100,7 @@ def fake(monkeypatch):
     plain graph (``compiled`` lists their modes): the parent's decisions, without inductor."""
     started, compiled, jobs = [], [], []
 
-    def start(symbol, mode, tensors, is_param, static_shape):
+    def start(symbol, mode, tensors, is_param, static_shape, what="first"):
         started.append(mode)
         job = _FakeJob()
         jobs.append(job)
@@ -138,21 +140,105 @@ def test_the_plain_graph_serves_while_a_child_compiles(fake):
     assert compiled == [train] and graph.warming == []
     assert any(key[0] == train for key in graph.compile_seconds)
     _step(comp, y, 4)  # its turn now
-    assert started == [train, train]
+    assert started == [train, train] and not graph._failed  # pylint: disable=protected-access
 
 
-def test_a_prediction_starts_its_child_at_its_second_call(fake):
-    started, compiled, jobs = fake
+def test_a_prediction_builds_its_package_in_a_child(monkeypatch):
+    """A prediction compiles at its second call: a child builds the frozen package while the
+    plain graph serves, uncounted and uncalibrated; once the child is done the package is
+    loaded and the compiled function calibrated against the plain graph."""
+    monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "1")
+    started, frozen = [], []
+
+    def start(symbol, mode, tensors, is_param, static_shape, what="first"):
+        started.append(mode)
+        job = _FakeJob()
+        warm._RUNNING.append(job)  # pylint: disable=protected-access
+        return job
+
+    monkeypatch.setattr(warm, "start", start)
+    monkeypatch.setattr(inductor._Frozen, "_freeze", lambda self, data: _plain_freeze(self, data, frozen))
     x = nd.random.uniform(shape=(2, 3, 8, 8))
     plain, comp = _pair(x)
     expect = plain(x).asnumpy()
     _close(comp(x).asnumpy(), expect)
     assert started == []  # a one-off call compiles nothing
+    for _ in range(3):
+        _close(comp(x).asnumpy(), expect)
+    graph = comp._cached_op.compiled
+    assert started == [(False, False)] and frozen == [] and graph.choices == {} and len(graph.warming) == 1
+    warm._RUNNING[0].finish()  # pylint: disable=protected-access
+    for _ in range(2):
+        _close(comp(x).asnumpy(), expect)
+    assert frozen == [1] and list(graph.choices.values())[0] in ("plain", "compiled") and graph.warming == []
+    assert not graph._failed  # pylint: disable=protected-access
+
+
+@pytest.mark.parametrize("first_ok", [True, False])
+def test_a_package_for_weights_that_moved_on_is_built_again(monkeypatch, first_ok):
+    """Weights that change while the child builds their package (a training loop validating
+    every epoch): the unfrozen function serves (compiled from the caches the child filled, or,
+    when that child failed, once another child has filled them), and once the weights have
+    settled a child builds the package of the new weights."""
+    started, frozen, unfrozen = [], [], []
+
+    def start(symbol, mode, tensors, is_param, static_shape, what="first"):
+        started.append(what)
+        job = _FakeJob()
+        warm._RUNNING.append(job)  # pylint: disable=protected-access
+        return job
+
+    def lazy(fn, options=None):  # the unfrozen function: the plain graph, its calls counted
+        def run(*tensors):
+            unfrozen.append(1)
+            return fn(*tensors)
+        return run
+    monkeypatch.setattr(warm, "start", start)
+    monkeypatch.setattr(inductor._Frozen, "_freeze", lambda self, data: _plain_freeze(self, data, frozen))
+    monkeypatch.setattr(inductor, "_lazy_compile", lazy)
+    monkeypatch.setattr(inductor, "REFREEZE_CALLS", 2)
+    monkeypatch.setattr(inductor, "REFREEZE_BACKOFF", 1)
+    x = nd.random.uniform(shape=(2, 3, 8, 8))
+    plain, comp = _pair(x)
+    comp(x)
+    comp(x)
+    graph = comp._cached_op.compiled
+    assert started == ["package"]
+    for net in (plain, comp):
+        for p in net.collect_params().values():
+            p.set_data(p.data() * 1.5)
+    expect = plain(x).asnumpy()
+    job = warm._RUNNING[0]  # pylint: disable=protected-access
+    job.ok = first_ok
+    job.finish()
+    if not first_ok:  # its caches are cold: a child for the unfrozen function, the plain graph meanwhile
+        _close(comp(x).asnumpy(), expect)
+        assert started == ["package", "unfrozen"] and unfrozen == []
+        warm._RUNNING[0].finish()  # pylint: disable=protected-access
+    for _ in range(4):
+        _close(comp(x).asnumpy(), expect)
+    assert started[-1] == "package" and len(started) == (2 if first_ok else 3)
+    # (the unfrozen function's last two calls: while the package's child ran)
+    assert frozen == [] and len(unfrozen) == 4 and not graph._failed  # pylint: disable=protected-access
+    warm._RUNNING[0].finish()  # pylint: disable=protected-access
     _close(comp(x).asnumpy(), expect)
-    assert started == [(False, False)] and compiled == []
-    jobs[0].finish()
-    _close(comp(x).asnumpy(), expect)
-    assert compiled == [(False, False)]
+    assert frozen == [1] and not graph._failed  # pylint: disable=protected-access
+
+
+def _plain_freeze(self, data, frozen):
+    """A stand-in for _Frozen._freeze: the frozen function is the plain graph on the frozen parameters."""
+    frozen.append(1)
+    self.traced = True
+    params = list(self.params)
+
+    def run(*d):
+        tensors = [None] * (len(params) + len(d))
+        for k, t in zip(self.param_index, params):
+            tensors[k] = t
+        for k, t in zip(self.data_index, d):
+            tensors[k] = t
+        return self.plain(*tensors)
+    return run
 
 
 def test_where_the_call_compiles_itself(fake, monkeypatch):

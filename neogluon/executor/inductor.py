@@ -32,9 +32,11 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
 - **Background.** A mode's first compilation at given shapes runs in a child process
   (executor/warm.py) that fills the disk caches below while the parent's calls run the plain
   graph; once the child has exited, the next call compiles from the caches (ResNet-18: seconds
-  instead of 20) and goes on as below. Where the caches are known warm, an earlier verdict was
-  "plain", the tensors are not on the CPU, or with ``NEOGLUON_COMPILE_BACKGROUND=0``, the call
-  compiles itself. :meth:`InductorGraph.wait_warm` waits for the children (benchmarks, tests).
+  instead of 20) and goes on as below. A frozen prediction's package (at the first freeze and
+  each refreeze) and its unfrozen function are built by children of its own the same way
+  (:class:`_Frozen`). Where the caches are known warm, an earlier verdict was "plain", the
+  tensors are not on the CPU, or with ``NEOGLUON_COMPILE_BACKGROUND=0``, the call compiles
+  itself. :meth:`InductorGraph.wait_warm` waits for the children (benchmarks, tests).
 - **Freezing** folds the weights' values into the compiled code, so a frozen function is
   used only while the parameters are the tensors it was compiled with, unchanged (their
   version counters); once a parameter changes (a training step), prediction goes on with
@@ -335,8 +337,8 @@ class InductorGraph:
         if key in self._jobs:
             job = self._jobs[key]
             return job is not None and job.poll()
-        if not self._may_compile(mode) or not warm.enabled(tensors):
-            return False
+        if mode == (False, False) or not self._may_compile(mode) or not warm.enabled(tensors):
+            return False  # (a frozen prediction's package is built by a child of its own: _Frozen)
         if self._plain_recorded(mode, tensors) or warm.is_warm(warm.warm_key(self.graph.symbol, mode, tensors,
                                                                             self.is_param)):
             self._jobs[key] = None  # asked once: compiled here
@@ -360,16 +362,22 @@ class InductorGraph:
         record = read_record(os.path.join(cache_dir(), "neogluon_calibration.json"))
         return record.get(calibration_key(self.graph.symbol, mode, tensors, self.is_param)) == "plain"
 
+    def _children(self):
+        """``(key, job)`` of this graph's children: first compilations, frozen predictions' packages."""
+        jobs = [(key, job) for key, job in self._jobs.items() if job]
+        jobs += [(key, fn.job) for key, fn in self._fns.items() if isinstance(fn, _Frozen) and fn.job]
+        return jobs
+
     @property
     def warming(self):
         """The (mode, shapes) keys whose caches a child process is filling now."""
-        return [key for key, job in self._jobs.items() if job is not None and job.poll()]
+        return [key for key, job in self._children() if job.poll()]
 
     def wait_warm(self, timeout=None):
         """Wait until no child process warms the caches for this graph (at most ``timeout``
         seconds); whether none does. The next call at each such key compiles from the caches."""
         deadline = None if timeout is None else time.monotonic() + timeout
-        for job in [j for j in self._jobs.values() if j is not None]:
+        for _, job in self._children():
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             if not job.wait(left):
                 return False
@@ -877,12 +885,22 @@ class _Frozen:
         self.use_plain = False
         self.chosen = chosen  # None: no calibration; else called with the choice once made
         self.recorded = None  # an earlier process's verdict, looked up at the first call
+        self.asked = False  # whether it was looked up
+        self.waiting = False  # the call being made waits for a child (executor/warm.py)
         self.unfrozen = unfrozen
         self.param_index = [k for k, p in enumerate(is_param) if p]
         self.data_index = [k for k, p in enumerate(is_param) if not p]
         self.is_param = is_param
         self.symbol = symbol
         self.package = None  # the path of the AOTInductor package serving the frozen graph
+        # children (executor/warm.py): the one running (a warm.Job), the package keys (and
+        # "unfrozen") children were started for, whether none can start in this process, and
+        # whether a child's run left the unfrozen function's code in the caches
+        self.job = None
+        self.tried = set()
+        self.no_children = False
+        self.unfrozen_warm = False
+        self.unfrozen_ready = False  # the unfrozen function has run (compiled)
         self.freezes = 0  # how many times parameters were frozen
         self.refreeze_calls = REFREEZE_CALLS  # stable calls before the next freeze
         self._setup(tensors)
@@ -892,18 +910,85 @@ class _Frozen:
         self._remember(tensors)
         self.module = _ParamModule(self.traced_fn, self.params, self.is_param)
         self.frozen = None  # built at the first call: a package (below) or torch.compile's frozen function
+        self.plan = None  # (kernels chosen, package key) of this freeze's package, once computed
         self.traced = False
         self.stable = 0  # prediction calls since the weights last changed, while unfrozen
         self.freezes += 1
+
+    def _packaged(self, data):
+        """Whether this freeze goes through an AOTInductor package (see :meth:`_freeze`)."""
+        return (self.symbol is not None and os.environ.get("NEOGLUON_COMPILE_PACKAGE", "1") != "0"
+                and all(t.device.type == "cpu" for t in data + self.params))
+
+    def _package_plan(self, data):
+        """``(kernels, key)``: the convolution kernels chosen (operator/winograd.py) and the package's key."""
+        if self.plan is None:
+            chosen = winograd.prepare(lambda: self.module.entry(*data), os.path.join(cache_dir(), "neogluon_winograd.json"))
+            self.plan = chosen, package_key(self.symbol, data, self.params, self.is_param, chosen)
+        return self.plan
+
+    def _child_runs(self):
+        """Whether a child of this prediction still runs (one that exited well left the
+        unfrozen function's code in the caches, whatever else it built)."""
+        if self.job is not None and not self.job.poll():
+            self.unfrozen_warm = self.unfrozen_warm or self.job.ok
+            self.job = None
+        return self.job is not None
+
+    def _start_child(self, tensors, what, key):
+        """Start a child building ``what`` (``"package"``, with the unfrozen function, or
+        ``"unfrozen"``) for ``tensors``, unless one was started for ``key`` before; whether the
+        call is to wait for it (True also while another child runs: this one starts later)."""
+        if self.no_children or key in self.tried or not warm.enabled(tensors) or self.symbol is None:
+            return False
+        if warm.running():
+            return True
+        self.job = warm.start(self.symbol, (False, False), tensors, self.is_param, True, what)
+        if self.job is None:
+            self.no_children = True
+            return False
+        self.tried.add(key)
+        return True
+
+    def _building(self, tensors, data):
+        """Whether a child process builds (or is about to build) this freeze's package, which
+        the disk cache does not hold yet (executor/warm.py): meanwhile :meth:`_meanwhile`
+        serves. False once the child has exited: :meth:`_freeze` then loads the package, or
+        builds it here if the child could not; False where this process builds it itself."""
+        if self._child_runs():
+            return True
+        if not self._packaged(data) or not warm.enabled(tensors):
+            return False
+        key = self._package_plan(data)[1]
+        return not os.path.exists(_package_path(key)) and self._start_child(tensors, "package", key)
+
+    def _meanwhile(self, tensors):
+        """While a child builds the package: the unfrozen compiled function when it has run
+        already (its code is compiled), else the plain graph (neither is calibrated, see
+        :meth:`__call__`)."""
+        self.waiting = True
+        return (lambda: self.unfrozen(*tensors)) if self.unfrozen_ready else (lambda: self.plain(*tensors))
+
+    def _unfrozen(self, tensors):
+        """The unfrozen compiled function bound to ``tensors``, compiling at its first call: from
+        the caches a child filled (meanwhile the plain graph, uncounted), or here."""
+        if not self.unfrozen_ready and not self.unfrozen_warm and (
+                self._child_runs() or (not self.unfrozen_warm and self._start_child(tensors, "unfrozen", "unfrozen"))):
+            self.waiting = True
+            return lambda: self.plain(*tensors)
+
+        def run():
+            out = self.unfrozen(*tensors)
+            self.unfrozen_ready = True
+            return out
+        return run
 
     def _freeze(self, data):
         """The frozen function: an AOTInductor package from the disk cache, or compiled and
         stored there (see :func:`frozen_package`); else (no symbol, not on the CPU,
         ``NEOGLUON_COMPILE_PACKAGE=0``, export failed) ``torch.compile`` with freezing."""
-        if (self.symbol is not None and os.environ.get("NEOGLUON_COMPILE_PACKAGE", "1") != "0"
-                and all(t.device.type == "cpu" for t in data + self.params)):
-            chosen = winograd.prepare(lambda: self.module.entry(*data), os.path.join(cache_dir(), "neogluon_winograd.json"))
-            key = package_key(self.symbol, data, self.params, self.is_param, chosen)
+        if self._packaged(data):
+            chosen, key = self._package_plan(data)
             options = freeze_options(self.symbol, self.params)
             with winograd.active(chosen):
                 runner, self.package = frozen_package(key, self.module, data, options)
@@ -940,12 +1025,16 @@ class _Frozen:
     def __call__(self, tensors):
         if self.use_plain:
             return self.plain(*tensors)
-        if not self.calls and self.chosen is not None:
+        if not self.asked and self.chosen is not None:
+            self.asked = True
             self.recorded = self.chosen.earlier(tensors)
             if self.recorded == "plain":
                 self.use_plain = True  # an earlier process found the plain graph faster: nothing is compiled
                 return self.plain(*tensors)
+        self.waiting = False
         fn = self._compiled(tensors)
+        if self.waiting:  # a child builds the package: calls then are not counted (nor calibrated)
+            return fn()
         self.calls += 1
         if self.calls == 2 and self.chosen is not None:  # compiled and warm: is it worth it?
             return self._calibrate(fn, tensors)
@@ -965,6 +1054,8 @@ class _Frozen:
             if self.valid(tensors):
                 data = [tensors[k] for k in self.data_index]
                 if self.frozen is None:
+                    if self._building(tensors, data):
+                        return self._meanwhile(tensors)
                     self.frozen = self._freeze(data)
                 if not self.traced:
                     return lambda: self._trace(data)
@@ -973,7 +1064,7 @@ class _Frozen:
             self.refreeze_calls *= REFREEZE_BACKOFF
             self._remember(tensors)
             self.stable = 0
-        return lambda: self.unfrozen(*tensors)
+        return self._unfrozen(tensors)
 
     def _calibrate(self, fn, tensors):
         """Time the compiled function against the plain graph, alternately; keep the faster
@@ -1270,6 +1361,11 @@ def _pytree():
     return _pytree
 
 
+def _package_path(key):
+    """Where the package of ``key`` is stored: ``<cache_dir>/packages/<key>.pt2``."""
+    return os.path.join(cache_dir(), "packages", key + ".pt2")
+
+
 def frozen_package(key, module, data, options=None):
     """``(callable, path)`` serving a frozen prediction graph from the package
     ``<cache_dir>/packages/<key>.pt2``, built (exported and compiled) when absent; a new
@@ -1278,8 +1374,8 @@ def frozen_package(key, module, data, options=None):
     (truncated, overwritten) or cannot be loaded is reported by a warning naming the file,
     removed, and compiled again. ``(None, path)`` when the graph cannot be exported or
     compiled this way (the caller compiles with torch.compile)."""
-    folder = os.path.join(cache_dir(), "packages")
-    path = os.path.join(folder, key + ".pt2")
+    path = _package_path(key)
+    folder = os.path.dirname(path)
     record = path[:-4] + ".json"
     if os.path.exists(path) and os.path.exists(record):
         try:

@@ -11,11 +11,23 @@ long the first time on a machine.
 So the first compilation of a graph (mode and shapes) runs in a child process instead: the
 graph's JSON and the call's input tensors are written to a temporary directory, and
 ``python -m neogluon.executor.warm DIR`` loads them, builds the same :class:`CompiledGraph`
-and :class:`InductorGraph` and makes the same call (a prediction twice, a recorded call
-with its backward), which compiles into the same disk caches (inductor's FX graph cache,
-AOTAutograd's cache, AOTInductor packages). Meanwhile the parent's calls run the plain graph.
-Once the child has exited, the parent's next call compiles as before, now served by the
-caches, and the compiled function is calibrated and kept as before.
+and :class:`InductorGraph` and makes the same call (a recorded call with its backward),
+which compiles into the same disk caches (inductor's FX graph cache, AOTAutograd's cache).
+Meanwhile the parent's calls run the plain graph. Once the child has exited, the parent's
+next call compiles as before, now served by the caches, and the compiled function is
+calibrated and kept as before.
+
+A frozen prediction (inductor.py's ``_Frozen``) starts its own children: one builds the
+AOTInductor package of the current weights (and compiles the unfrozen function, whose code
+does not depend on them), whenever a freeze finds no package for its weights: at the first
+compilation and at each refreeze after training moved the weights; and when the weights have
+moved before any child compiled the unfrozen function, one compiles only that. Meanwhile the
+unfrozen function serves once it has run, else the plain graph. Measured on ResNet-18 b1
+(one process training 40 steps and predicting 40 images per epoch, 12 epochs, empty cache,
+2026-12-07, idle machine): the first step took 2.2 s instead of 38.6 s, the first epoch ended
+at 10.9 s instead of 56.2 s, the longest pause afterwards was the training graph's hand-over
+(3.9 s, then 1.1 s of calibration) where the call compiling the prediction package had taken
+11.5 s and the unfrozen function 7.4 s; the 12 epochs took 100.6 s against 115.9 s.
 
 Why a process and not a thread: inductor's configuration is process-global (the compile
 options are patched into it while compiling), dynamo's tracing and inductor's code generation
@@ -145,10 +157,12 @@ class Job:
             _LOG.info("the background compilation exited with %s; the graph compiles in this process", code)
 
 
-def start(symbol, mode, tensors, is_param, static_shape):
+def start(symbol, mode, tensors, is_param, static_shape, what="first"):
     """A :class:`Job` compiling ``symbol`` for ``mode`` (``(is_train, recording)``) on tensors
     like ``tensors`` in a child process, or None when it cannot be started (the caller then
-    compiles itself)."""
+    compiles itself). ``what``: ``"first"``, the call's first compilation (a prediction's:
+    its package and unfrozen function); ``"package"``, a prediction's package for the
+    parameters of ``tensors`` and its unfrozen function; ``"unfrozen"``, only the latter."""
     folder = None
     try:
         folder = tempfile.mkdtemp(prefix="neogluon-warm-")
@@ -156,7 +170,8 @@ def start(symbol, mode, tensors, is_param, static_shape):
             f.write(symbol.tojson())
         spec = {"mode": list(mode), "is_param": list(is_param), "static_shape": bool(static_shape),
                 "requires_grad": [bool(t.requires_grad) for t in tensors],
-                "key": warm_key(symbol, mode, tensors, is_param), "record": record_path(), "parent": os.getpid()}
+                "key": warm_key(symbol, mode, tensors, is_param), "record": record_path(), "parent": os.getpid(),
+                "what": what}
         with open(os.path.join(folder, "spec.json"), "w") as f:
             json.dump(spec, f)
         torch.save([t.detach().clone() for t in tensors], os.path.join(folder, "inputs.pt"))
@@ -214,10 +229,17 @@ def main(folder):
     tensors = [t.requires_grad_(r) for t, r in zip(tensors, spec["requires_grad"])]
     graph = InductorGraph(CompiledGraph(symbol), spec["is_param"], spec["static_shape"])
     is_train, recording = spec["mode"]
+    if spec["what"] == "unfrozen":  # the function a frozen prediction runs while the weights move on
+        with torch.no_grad():
+            graph._compile((False, False), tensors).unfrozen(*tensors)  # pylint: disable=protected-access
+        return 2 if graph._failed else 0  # pylint: disable=protected-access
     with torch.set_grad_enabled(recording):
         out = graph(tensors, is_train)
         if not is_train and not recording:
-            out = graph(tensors, is_train)  # a prediction compiles at its second call
+            out = graph(tensors, is_train)  # a prediction compiles at its second call: its package,
+            for frozen in graph._fns.values():  # pylint: disable=protected-access
+                if getattr(frozen, "unfrozen", None) is not None:
+                    frozen.unfrozen(*tensors)  # and the function it runs once the weights move on
         if recording:
             outs = [o for o in out if o.requires_grad]
             if outs:
