@@ -79,6 +79,7 @@ class _FakeJob:
 
     def __init__(self):
         self.running = True
+        self.owner = os.getpid()
 
     def poll(self):
         return self.running
@@ -412,3 +413,18 @@ def test_the_child_ends_with_its_parent(how, tmp_path):
     pid, folder = done.stdout.split()[:2]
     assert _gone(int(pid))
     assert os.path.isabs(folder) and not os.path.exists(folder)  # its inputs removed
+
+
+def test_a_forked_process_leaves_its_parents_children_alone():
+    """A forked process (a DataLoader worker) inherits the list of running children: it
+    neither waits for them nor terminates them at exit."""
+    job = _FakeJob()
+    job.owner = -1  # another process's
+    job.terminate = lambda: pytest.fail("terminated")
+    warm._RUNNING.append(job)  # pylint: disable=protected-access
+    try:
+        warm._terminate_all()  # pylint: disable=protected-access
+        assert not warm.running() and job not in warm._RUNNING  # pylint: disable=protected-access
+    finally:
+        if job in warm._RUNNING:  # pylint: disable=protected-access
+            warm._RUNNING.remove(job)  # pylint: disable=protected-access

@@ -80,7 +80,10 @@ def enabled(tensors):
 def running():
     """Whether a child is warming the caches now (for any graph of this process)."""
     for job in list(_RUNNING):
-        job.poll()
+        if job.owner != os.getpid():
+            _RUNNING.remove(job)  # a forked process's copy of its parent's list
+        else:
+            job.poll()
     return bool(_RUNNING)
 
 
@@ -115,6 +118,7 @@ class Job:
     def __init__(self, proc, folder):
         self.proc, self.folder = proc, folder
         self.returncode = None
+        self.owner = os.getpid()  # (a forked DataLoader worker inherits the list, not the child)
 
     def poll(self):
         """Whether the child still runs (once it has exited, its directory is removed)."""
@@ -196,7 +200,8 @@ def start(symbol, mode, tensors, is_param, static_shape, what="first"):
 @atexit.register
 def _terminate_all():
     for job in list(_RUNNING):
-        job.terminate()
+        if job.owner == os.getpid():
+            job.terminate()
 
 
 # ---------------------------------------------------------------------- the child
