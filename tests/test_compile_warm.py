@@ -168,10 +168,12 @@ def test_a_prediction_builds_its_package_in_a_child(monkeypatch):
         _close(comp(x).asnumpy(), expect)
     graph = comp._cached_op.compiled
     assert started == [(False, False)] and frozen == [] and graph.choices == {} and len(graph.warming) == 1
+    assert graph.compile_seconds == {}  # (the calls compiling are the first: dynamo's warnings filtered)
     warm._RUNNING[0].finish()  # pylint: disable=protected-access
     for _ in range(2):
         _close(comp(x).asnumpy(), expect)
     assert frozen == [1] and list(graph.choices.values())[0] in ("plain", "compiled") and graph.warming == []
+    assert len(graph.compile_seconds) == 1
     assert not graph._failed  # pylint: disable=protected-access
 
 

@@ -308,7 +308,7 @@ class InductorGraph:
             out = self.graph(tensors, is_train)  # a user's error is raised here, as without the backend
             self._fail(e)
             return out
-        if first:
+        if first and not getattr(fn, "waiting", False):  # (a prediction waiting for its child compiled nothing)
             self.compile_seconds[key] = time.perf_counter() - start
         return out
 
@@ -923,7 +923,8 @@ class _Frozen:
     def _package_plan(self, data):
         """``(kernels, key)``: the convolution kernels chosen (operator/winograd.py) and the package's key."""
         if self.plan is None:
-            chosen = winograd.prepare(lambda: self.module.entry(*data), os.path.join(cache_dir(), "neogluon_winograd.json"))
+            record = os.path.join(cache_dir(), "neogluon_winograd.json")
+            chosen = winograd.prepare(lambda: self.module.entry(*data), record)
             self.plan = chosen, package_key(self.symbol, data, self.params, self.is_param, chosen)
         return self.plan
 

@@ -72,9 +72,15 @@ _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 
 def enabled(tensors):
     """Whether a first compilation for ``tensors`` goes to a child process: unless
-    ``NEOGLUON_COMPILE_BACKGROUND=0``, for tensors on the CPU."""
+    ``NEOGLUON_COMPILE_BACKGROUND=0``, for tensors on the CPU, in a process run by a Python
+    interpreter (not one embedded in a server binary or frozen into an application, whose
+    ``sys.executable`` would not run ``-m neogluon.executor.warm``)."""
     return (os.environ.get("NEOGLUON_COMPILE_BACKGROUND", "1") != "0"
-            and all(t.device.type == "cpu" for t in tensors))
+            and all(t.device.type == "cpu" for t in tensors) and _INTERPRETER)
+
+
+_INTERPRETER = (not getattr(sys, "frozen", False) and bool(sys.executable)
+                and os.path.basename(sys.executable).lower().startswith(("python", "pypy")))
 
 
 def running():
