@@ -76,6 +76,7 @@ class _FakeJob:
     """A warm.Job stand-in: running until ``finish()``."""
 
     ok = True
+    what = "package"
 
     def __init__(self):
         self.running = True
@@ -177,17 +178,19 @@ def test_a_prediction_builds_its_package_in_a_child(monkeypatch):
     assert not graph._failed  # pylint: disable=protected-access
 
 
-@pytest.mark.parametrize("first_ok", [True, False])
-def test_a_package_for_weights_that_moved_on_is_built_again(monkeypatch, first_ok):
+@pytest.mark.parametrize("unfrozen_ok", [True, False])
+def test_a_package_for_weights_that_moved_on_is_built_again(monkeypatch, unfrozen_ok):
     """Weights that change while the child builds their package (a training loop validating
-    every epoch): the unfrozen function serves (compiled from the caches the child filled, or,
-    when that child failed, once another child has filled them), and once the weights have
-    settled a child builds the package of the new weights."""
+    every epoch): a child compiles the unfrozen function while the plain graph serves, then the
+    unfrozen function serves (compiled here, from the caches that child filled, or on its own
+    when that child failed), and once the weights have settled a child builds the package of
+    the new weights."""
     started, frozen, unfrozen = [], [], []
 
     def start(symbol, mode, tensors, is_param, static_shape, what="first"):
         started.append(what)
         job = _FakeJob()
+        job.what = what
         warm._RUNNING.append(job)  # pylint: disable=protected-access
         return job
 
@@ -211,16 +214,15 @@ def test_a_package_for_weights_that_moved_on_is_built_again(monkeypatch, first_o
         for p in net.collect_params().values():
             p.set_data(p.data() * 1.5)
     expect = plain(x).asnumpy()
+    warm._RUNNING[0].finish()  # pylint: disable=protected-access
+    _close(comp(x).asnumpy(), expect)
+    assert started == ["package", "unfrozen"] and unfrozen == []
     job = warm._RUNNING[0]  # pylint: disable=protected-access
-    job.ok = first_ok
+    job.ok = unfrozen_ok
     job.finish()
-    if not first_ok:  # its caches are cold: a child for the unfrozen function, the plain graph meanwhile
-        _close(comp(x).asnumpy(), expect)
-        assert started == ["package", "unfrozen"] and unfrozen == []
-        warm._RUNNING[0].finish()  # pylint: disable=protected-access
     for _ in range(4):
         _close(comp(x).asnumpy(), expect)
-    assert started[-1] == "package" and len(started) == (2 if first_ok else 3)
+    assert started == ["package", "unfrozen", "package"]
     # (the unfrozen function's last two calls: while the package's child ran)
     assert frozen == [] and len(unfrozen) == 4 and not graph._failed  # pylint: disable=protected-access
     warm._RUNNING[0].finish()  # pylint: disable=protected-access

@@ -33,8 +33,8 @@ each mode (plain Python over the operators' kernels) is handed to ``torch.compil
   (executor/warm.py) that fills the disk caches below while the parent's calls run the plain
   graph; once the child has exited, the next call compiles from the caches (ResNet-18: seconds
   instead of 20) and goes on as below. A frozen prediction's package (at the first freeze and
-  each refreeze) and its unfrozen function are built by children of its own the same way
-  (:class:`_Frozen`). Where the caches are known warm, an earlier verdict was "plain", the
+  each refreeze) and its unfrozen function (once the weights move) are built by children of
+  its own the same way (:class:`_Frozen`). Where the caches are known warm, an earlier verdict was "plain", the
   tensors are not on the CPU, or with ``NEOGLUON_COMPILE_BACKGROUND=0``, the call compiles
   itself. :meth:`InductorGraph.wait_warm` waits for the children (benchmarks, tests).
 - **Freezing** folds the weights' values into the compiled code, so a frozen function is
@@ -929,17 +929,17 @@ class _Frozen:
         return self.plan
 
     def _child_runs(self):
-        """Whether a child of this prediction still runs (one that exited well left the
-        unfrozen function's code in the caches, whatever else it built)."""
+        """Whether a child of this prediction still runs (one compiling the unfrozen function
+        that exited well left its code in the caches)."""
         if self.job is not None and not self.job.poll():
-            self.unfrozen_warm = self.unfrozen_warm or self.job.ok
+            self.unfrozen_warm = self.unfrozen_warm or (self.job.ok and self.job.what == "unfrozen")
             self.job = None
         return self.job is not None
 
     def _start_child(self, tensors, what, key):
-        """Start a child building ``what`` (``"package"``, with the unfrozen function, or
-        ``"unfrozen"``) for ``tensors``, unless one was started for ``key`` before; whether the
-        call is to wait for it (True also while another child runs: this one starts later)."""
+        """Start a child building ``what`` (``"package"`` or ``"unfrozen"``) for ``tensors``,
+        unless one was started for ``key`` before; whether the call is to wait for it (True
+        also while another child runs: this one starts later)."""
         if self.no_children or key in self.tried or not warm.enabled(tensors) or self.symbol is None:
             return False
         if warm.running():

@@ -18,16 +18,16 @@ next call compiles as before, now served by the caches, and the compiled functio
 calibrated and kept as before.
 
 A frozen prediction (inductor.py's ``_Frozen``) starts its own children: one builds the
-AOTInductor package of the current weights (and compiles the unfrozen function, whose code
-does not depend on them), whenever a freeze finds no package for its weights: at the first
-compilation and at each refreeze after training moved the weights; and when the weights have
-moved before any child compiled the unfrozen function, one compiles only that. Meanwhile the
-unfrozen function serves once it has run, else the plain graph. Measured on ResNet-18 b1
+AOTInductor package of the current weights whenever a freeze finds no package for them (at
+the first compilation, and at each refreeze after training moved the weights), and one
+compiles the unfrozen function (whose code does not depend on the weights' values) when the
+weights have moved and it has not run yet. Meanwhile the unfrozen function serves once it
+has run, else the plain graph. Measured on ResNet-18 b1
 (one process training 40 steps and predicting 40 images per epoch, 12 epochs, empty cache,
-2026-12-07, idle machine): the first step took 2.2 s instead of 38.6 s, the first epoch ended
+2026-12-07, idle machine): the first step took 2.3 s instead of 38.6 s, the first epoch ended
 at 10.9 s instead of 56.2 s, the longest pause afterwards was the training graph's hand-over
-(3.9 s, then 1.1 s of calibration) where the call compiling the prediction package had taken
-11.5 s and the unfrozen function 7.4 s; the 12 epochs took 100.6 s against 115.9 s.
+(4.1 s, then 1.1 s of calibration) where the call compiling the prediction package had taken
+11.5 s and the unfrozen function 7.4 s; the 12 epochs took 102.6 s against 115.9 s.
 
 Why a process and not a thread: inductor's configuration is process-global (the compile
 options are patched into it while compiling), dynamo's tracing and inductor's code generation
@@ -170,9 +170,10 @@ class Job:
 def start(symbol, mode, tensors, is_param, static_shape, what="first"):
     """A :class:`Job` compiling ``symbol`` for ``mode`` (``(is_train, recording)``) on tensors
     like ``tensors`` in a child process, or None when it cannot be started (the caller then
-    compiles itself). ``what``: ``"first"``, the call's first compilation (a prediction's:
-    its package and unfrozen function); ``"package"``, a prediction's package for the
-    parameters of ``tensors`` and its unfrozen function; ``"unfrozen"``, only the latter."""
+    compiles itself). ``what``: ``"first"``, the call's first compilation; ``"package"``, a
+    frozen prediction's package for the parameters of ``tensors``; ``"unfrozen"``, the
+    unfrozen function a prediction runs while the weights move (its code does not depend on
+    their values)."""
     folder = None
     try:
         folder = tempfile.mkdtemp(prefix="neogluon-warm-")
@@ -199,6 +200,7 @@ def start(symbol, mode, tensors, is_param, static_shape, what="first"):
             shutil.rmtree(folder, ignore_errors=True)
         return None
     job = Job(proc, folder)
+    job.what = what
     _RUNNING.append(job)
     return job
 
@@ -247,10 +249,7 @@ def main(folder):
     with torch.set_grad_enabled(recording):
         out = graph(tensors, is_train)
         if not is_train and not recording:
-            out = graph(tensors, is_train)  # a prediction compiles at its second call: its package,
-            for frozen in graph._fns.values():  # pylint: disable=protected-access
-                if getattr(frozen, "unfrozen", None) is not None:
-                    frozen.unfrozen(*tensors)  # and the function it runs once the weights move on
+            out = graph(tensors, is_train)  # a prediction compiles at its second call: its package
         if recording:
             outs = [o for o in out if o.requires_grad]
             if outs:
