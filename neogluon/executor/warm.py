@@ -3,10 +3,10 @@
 The compiled backend (executor/inductor.py) compiles a graph at its first training call, or its
 second prediction call, with the same shapes. Compiling is dynamo's tracing, AOTAutograd's
 partitioning, inductor's code generation and a C++ compiler: ResNet-18 b1 takes 21-24 s with
-an empty cache, GluonTS's DeepAR training graph (a long unrolled RNN) about 50 s; in a process
-that finds the caches filled, 1.6-3 s and about 5 s. Until now the user's call waited for it,
-so a short run (a GluonTS epoch of five batches: 5.8 s on the plain graph) took ten times as
-long the first time on a machine.
+an empty cache, GluonTS's DeepAR training graph (a long unrolled RNN) 40-48 s; in a process
+that finds the caches filled, 1.6-3 s and about 8 s. Until this file, the user's call waited
+for it, so a short run (a DeepAR epoch of five batches: 1.2-1.4 s on the plain graph) took
+thirty times as long the first time on a machine (2026-12-07, idle).
 
 So the first compilation of a graph (mode and shapes) runs in a child process instead: the
 graph's JSON and the call's input tensors are written to a temporary directory, and
