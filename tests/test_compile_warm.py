@@ -46,9 +46,9 @@ def _net(dropout=0.0):
     return net
 
 
-def _pair(x, dropout=0.0):
-    """The same network twice: plain hybridized, and with the compiled backend."""
-    plain, comp = _net(dropout), _net(dropout)
+def _pair(x, dropout=0.0, make=None):
+    """The same network (``make()``, else :func:`_net`) twice: plain hybridized, and with the compiled backend."""
+    plain, comp = (make(), make()) if make else (_net(dropout), _net(dropout))
     for net in (plain, comp):
         net.initialize(mx.init.Xavier())
         net(x)
@@ -77,6 +77,7 @@ class _FakeJob:
 
     ok = True
     what = "package"
+    returncode = 0
 
     def __init__(self):
         self.running = True
@@ -96,24 +97,47 @@ class _FakeJob:
         self.finish()
 
 
+def _fake_children(monkeypatch, by_mode=False, jobs=None):
+    """Children that never run: warm.start records each one's ``what`` (or mode) in the list
+    returned, and the job in ``jobs``."""
+    started = []
+
+    def start(symbol, mode, tensors, is_param, static_shape, what="first"):
+        started.append(mode if by_mode else what)
+        job = _FakeJob()
+        job.what = what
+        warm._RUNNING.append(job)  # pylint: disable=protected-access
+        if jobs is not None:
+            jobs.append(job)
+        return job
+    monkeypatch.setattr(warm, "start", start)
+    return started
+
+
+def _counted_unfrozen(monkeypatch):
+    """Unfrozen functions that are the plain graph, their calls counted in the list returned."""
+    calls = []
+
+    def lazy(fn, options=None):
+        def run(*tensors):
+            calls.append(1)
+            return fn(*tensors)
+        return run
+    monkeypatch.setattr(inductor, "_lazy_compile", lazy)
+    return calls
+
+
 @pytest.fixture
 def fake(monkeypatch):
     """Children that never run (``started`` lists their modes) and compilations that run the
     plain graph (``compiled`` lists their modes): the parent's decisions, without inductor."""
-    started, compiled, jobs = [], [], []
-
-    def start(symbol, mode, tensors, is_param, static_shape, what="first"):
-        started.append(mode)
-        job = _FakeJob()
-        jobs.append(job)
-        warm._RUNNING.append(job)  # pylint: disable=protected-access
-        return job
+    compiled, jobs = [], []
+    started = _fake_children(monkeypatch, by_mode=True, jobs=jobs)
 
     def compile_(self, mode, tensors):
         compiled.append(mode)
         plain = self.graph.fn(mode[0], tensors)
         return lambda ts: plain(*ts)
-    monkeypatch.setattr(warm, "start", start)
     monkeypatch.setattr(inductor.InductorGraph, "_compile", compile_)
     return started, compiled, jobs
 
@@ -150,15 +174,7 @@ def test_a_prediction_builds_its_package_in_a_child(monkeypatch):
     plain graph serves, uncounted and uncalibrated; once the child is done the package is
     loaded and the compiled function calibrated against the plain graph."""
     monkeypatch.setenv("NEOGLUON_COMPILE_CALIBRATE", "1")
-    started, frozen = [], []
-
-    def start(symbol, mode, tensors, is_param, static_shape, what="first"):
-        started.append(mode)
-        job = _FakeJob()
-        warm._RUNNING.append(job)  # pylint: disable=protected-access
-        return job
-
-    monkeypatch.setattr(warm, "start", start)
+    started, frozen = _fake_children(monkeypatch, by_mode=True), []
     monkeypatch.setattr(inductor._Frozen, "_freeze", lambda self, data: _plain_freeze(self, data, frozen))
     x = nd.random.uniform(shape=(2, 3, 8, 8))
     plain, comp = _pair(x)
@@ -185,23 +201,8 @@ def test_a_package_for_weights_that_moved_on_is_built_again(monkeypatch, unfroze
     unfrozen function serves (compiled here, from the caches that child filled, or on its own
     when that child failed), and once the weights have settled a child builds the package of
     the new weights."""
-    started, frozen, unfrozen = [], [], []
-
-    def start(symbol, mode, tensors, is_param, static_shape, what="first"):
-        started.append(what)
-        job = _FakeJob()
-        job.what = what
-        warm._RUNNING.append(job)  # pylint: disable=protected-access
-        return job
-
-    def lazy(fn, options=None):  # the unfrozen function: the plain graph, its calls counted
-        def run(*tensors):
-            unfrozen.append(1)
-            return fn(*tensors)
-        return run
-    monkeypatch.setattr(warm, "start", start)
+    started, frozen, unfrozen = _fake_children(monkeypatch), [], _counted_unfrozen(monkeypatch)
     monkeypatch.setattr(inductor._Frozen, "_freeze", lambda self, data: _plain_freeze(self, data, frozen))
-    monkeypatch.setattr(inductor, "_lazy_compile", lazy)
     monkeypatch.setattr(inductor, "REFREEZE_CALLS", 2)
     monkeypatch.setattr(inductor, "REFREEZE_BACKOFF", 1)
     x = nd.random.uniform(shape=(2, 3, 8, 8))
@@ -228,6 +229,26 @@ def test_a_package_for_weights_that_moved_on_is_built_again(monkeypatch, unfroze
     warm._RUNNING[0].finish()  # pylint: disable=protected-access
     _close(comp(x).asnumpy(), expect)
     assert frozen == [1] and not graph._failed  # pylint: disable=protected-access
+
+
+def test_a_graph_without_a_package_is_served_unfrozen(monkeypatch):
+    """A package child that reports the graph cannot be packaged (torch.export fails on it)
+    compiled the unfrozen function instead: it serves, and nothing is frozen in the call
+    (torch.compile's freezing is not cached on disk: it would compile there)."""
+    started, unfrozen = _fake_children(monkeypatch), _counted_unfrozen(monkeypatch)
+    monkeypatch.setattr(inductor._Frozen, "_freeze", lambda self, data: pytest.fail("frozen in the call"))
+    x = nd.random.uniform(shape=(2, 3, 8, 8))
+    plain, comp = _pair(x)
+    expect = plain(x).asnumpy()
+    comp(x)
+    comp(x)
+    job = warm._RUNNING[0]  # pylint: disable=protected-access
+    job.ok, job.returncode = False, warm.UNPACKAGED
+    job.finish()
+    for _ in range(3):
+        _close(comp(x).asnumpy(), expect)
+    graph = comp._cached_op.compiled
+    assert started == ["package"] and len(unfrozen) == 3 and not graph._failed  # pylint: disable=protected-access
 
 
 def _plain_freeze(self, data, frozen):
@@ -432,3 +453,40 @@ def test_a_forked_process_leaves_its_parents_children_alone():
     finally:
         if job in warm._RUNNING:  # pylint: disable=protected-access
             warm._RUNNING.remove(job)  # pylint: disable=protected-access
+
+
+class _Detector(gluon.HybridBlock):
+    """A convolution, then box_nms, whose output sizes depend on the data: torch.export fails."""
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        with self.name_scope():
+            self.conv = nn.Conv2D(4, 3, padding=1)
+            self.dense = nn.Dense(24)
+
+    def hybrid_forward(self, F, x):  # pylint: disable=arguments-differ
+        boxes = self.dense(self.conv(x)).reshape((0, 4, 6))
+        return F.contrib.box_nms(boxes, overlap_thresh=0.5, coord_start=2, score_index=1, id_index=0)
+
+
+@pytest.mark.slow
+def test_a_graph_without_a_package_gets_its_unfrozen_function_from_the_child(monkeypatch):
+    """box_nms cannot be exported: the package child compiles the unfrozen function instead and
+    says so; the parent serves that function from the caches and freezes nothing."""
+    monkeypatch.setenv("NEOGLUON_COMPILE_PACKAGE", "1")
+    x = nd.random.uniform(shape=(2, 3, 4, 4))
+    plain, comp = _pair(x, make=_Detector)
+    expect = plain(x).asnumpy()
+    comp(x)
+    comp(x)
+    graph = comp._cached_op.compiled
+    assert graph.wait_warm(900)
+    monkeypatch.setattr(inductor, "_export_package", lambda *a, **k: pytest.fail("exported in the call"))
+    monkeypatch.setattr(inductor._Frozen, "_freeze", lambda self, data: pytest.fail("frozen in the call"))
+    before = _counters()[0]
+    for _ in range(2):
+        _close(comp(x).asnumpy(), expect)
+    after = _counters()[0]
+    frozen = graph._fns[next(iter(graph.compile_seconds))]  # pylint: disable=protected-access
+    assert frozen.unpackaged and frozen.unfrozen_ready and not graph._failed  # pylint: disable=protected-access
+    assert after.get("fxgraph_cache_miss", 0) == before.get("fxgraph_cache_miss", 0)

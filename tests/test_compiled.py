@@ -6,6 +6,7 @@ rounding; here the compiled graph is checked against neogluon's plain hybridized
 (itself tested against MXNet's recorded outputs): outputs, gradients, BatchNorm's running
 statistics (updated once per training call), Dropout's masks, op hooks and export.
 Tests marked ``slow`` compile with inductor (10-40 s each on a loaded machine)."""
+import contextlib
 import json
 import warnings
 
@@ -958,27 +959,31 @@ def test_a_new_thread_count_compiles_nothing_but_another_grad_mode_does():
 
 
 @pytest.mark.slow
-def test_compiled_graphs_run_at_a_new_thread_count_without_recompiling(monkeypatch):
+def test_compiled_graphs_run_at_a_new_thread_count_without_recompiling():
     """The torch.compile paths (training mode without autograd, recorded calls before the
     direct call, prediction) at 2, then 1, then 2 threads: the same results as the plain
     graph and no recompilation (dynamo raises on one; the backend would fall back and say so)."""
     n0 = torch.get_num_threads()
     x = nd.random.uniform(shape=(8, 10))
     plain, comp = _pair(mlp, x, static_alloc=True, static_shape=True)
-    try:
-        for n in (2, 1, 2):
-            torch.set_num_threads(n)
-            outs = []
-            for net in (plain, comp):
-                mx.random.seed(3)                       # the same Dropout masks
-                with autograd.train_mode():             # training mode without autograd
-                    outs.append(net(x).asnumpy())
-            _close(outs[1], outs[0])
-            _step_both(plain, comp, x, seed=5)          # recorded calls
-            _close(comp(x).asnumpy(), plain(x).asnumpy())  # prediction
-            monkeypatch.setattr(torch._dynamo.config, "error_on_recompile", True)  # pylint: disable=protected-access
-    finally:
-        torch.set_num_threads(n0)
+    # recompiling raises after the first round (dynamo's config.patch: monkeypatch's restoring
+    # setattr left dynamo's config without the name, and a later compilation in the process failed)
+    with contextlib.ExitStack() as stack:
+        try:
+            for k, n in enumerate((2, 1, 2)):
+                torch.set_num_threads(n)
+                outs = []
+                for net in (plain, comp):
+                    mx.random.seed(3)                       # the same Dropout masks
+                    with autograd.train_mode():             # training mode without autograd
+                        outs.append(net(x).asnumpy())
+                _close(outs[1], outs[0])
+                _step_both(plain, comp, x, seed=5)          # recorded calls
+                _close(comp(x).asnumpy(), plain(x).asnumpy())  # prediction
+                if k == 0:
+                    stack.enter_context(torch._dynamo.config.patch(error_on_recompile=True))  # pylint: disable=W0212
+        finally:
+            torch.set_num_threads(n0)
     assert not comp._cached_op.compiled._failed
 
 

@@ -899,6 +899,7 @@ class _Frozen:
         self.job = None
         self.tried = set()
         self.no_children = False
+        self.unpackaged = False  # a child found that the graph cannot be packaged: it is served unfrozen
         self.unfrozen_warm = False
         self.unfrozen_ready = False  # the unfrozen function has run (compiled)
         self.freezes = 0  # how many times parameters were frozen
@@ -930,11 +931,25 @@ class _Frozen:
 
     def _child_runs(self):
         """Whether a child of this prediction still runs (one compiling the unfrozen function
-        that exited well left its code in the caches)."""
+        that exited well left its code in the caches; a package child reports a graph that
+        cannot be packaged, having compiled the unfrozen function instead)."""
         if self.job is not None and not self.job.poll():
+            if self.job.returncode == warm.UNPACKAGED:
+                self.unpackaged = self.unfrozen_warm = True
             self.unfrozen_warm = self.unfrozen_warm or (self.job.ok and self.job.what == "unfrozen")
             self.job = None
         return self.job is not None
+
+    def package_only(self, data):
+        """In a package child (executor/warm.py): build this freeze's package; whether the graph has one."""
+        return self._packaged(data) and self._package(data)[0] is not None
+
+    def _package(self, data):
+        """``(runner, path)`` of this freeze's package, built when the cache lacks it; ``(None,
+        None)`` when the graph cannot be packaged (see :func:`frozen_package`)."""
+        chosen, key = self._package_plan(data)
+        with winograd.active(chosen):
+            return frozen_package(key, self.module, data, freeze_options(self.symbol, self.params))
 
     def _start_child(self, tensors, what, key):
         """Start a child building ``what`` (``"package"`` or ``"unfrozen"``) for ``tensors``,
@@ -989,10 +1004,7 @@ class _Frozen:
         stored there (see :func:`frozen_package`); else (no symbol, not on the CPU,
         ``NEOGLUON_COMPILE_PACKAGE=0``, export failed) ``torch.compile`` with freezing."""
         if self._packaged(data):
-            chosen, key = self._package_plan(data)
-            options = freeze_options(self.symbol, self.params)
-            with winograd.active(chosen):
-                runner, self.package = frozen_package(key, self.module, data, options)
+            runner, self.package = self._package(data)
             if runner is not None:
                 self.traced = True
                 return runner
@@ -1057,6 +1069,8 @@ class _Frozen:
                 if self.frozen is None:
                     if self._building(tensors, data):
                         return self._meanwhile(tensors)
+                    if self.unpackaged:  # torch.compile's freezing, uncached, would compile in the call
+                        return self._unfrozen(tensors)
                     self.frozen = self._freeze(data)
                 if not self.traced:
                     return lambda: self._trace(data)

@@ -22,7 +22,11 @@ AOTInductor package of the current weights whenever a freeze finds no package fo
 the first compilation, and at each refreeze after training moved the weights), and one
 compiles the unfrozen function (whose code does not depend on the weights' values) when the
 weights have moved and it has not run yet. Meanwhile the unfrozen function serves once it
-has run, else the plain graph. Measured on ResNet-18 b1
+has run, else the plain graph. A graph torch.export cannot capture (box_nms's data-dependent
+sizes) has no package: its package child compiles the unfrozen function instead and exits
+with :data:`UNPACKAGED`, and the parent serves that function (torch.compile's frozen graphs
+are not cached on disk, so freezing would compile in the call: GluonCV's YOLOv3 MobileNet at
+160x160, 19.6 s; the hand-over from the child's caches took 8 s, calibration included). Measured on ResNet-18 b1
 (one process training 40 steps and predicting 40 images per epoch, 12 epochs, empty cache,
 2026-12-07, idle machine): the first step took 2.3 s instead of 38.6 s, the first epoch ended
 at 10.9 s instead of 56.2 s, the longest pause afterwards was the training graph's hand-over
@@ -63,9 +67,10 @@ import torch
 
 from ..fileio import read_record, write_record
 
-__all__ = ["Job", "enabled", "is_warm", "main", "record_path", "running", "start", "warm_key"]
+__all__ = ["UNPACKAGED", "Job", "enabled", "is_warm", "main", "record_path", "running", "start", "warm_key"]
 
 _LOG = logging.getLogger(__name__)
+UNPACKAGED = 5  # a package child's exit status when the graph cannot be packaged (it compiled the unfrozen function)
 _RUNNING = []  # the children running now (at most one), terminated at exit
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the directory holding neogluon/
 
@@ -225,7 +230,8 @@ def _watch_parent(parent, folder):
 
 def main(folder):
     """The child: compile the graph in ``folder`` as the parent would, filling the caches;
-    record the key as warm. Exit status 0 when it compiled, 2 when the backend failed."""
+    record the key as warm. Exit status 0 when it compiled, 2 when the backend failed,
+    :data:`UNPACKAGED` when a package was asked for and the graph cannot have one."""
     with open(os.path.join(folder, "spec.json")) as f:
         spec = json.load(f)
     threading.Thread(target=_watch_parent, args=(spec["parent"], folder), daemon=True).start()
@@ -242,14 +248,19 @@ def main(folder):
     tensors = [t.requires_grad_(r) for t, r in zip(tensors, spec["requires_grad"])]
     graph = InductorGraph(CompiledGraph(symbol), spec["is_param"], spec["static_shape"])
     is_train, recording = spec["mode"]
-    if spec["what"] == "unfrozen":  # the function a frozen prediction runs while the weights move on
+    if spec["what"] in ("unfrozen", "package"):  # a frozen prediction's (inductor.py's _Frozen)
+        frozen = graph._compile((False, False), tensors)  # pylint: disable=protected-access
         with torch.no_grad():
-            graph._compile((False, False), tensors).unfrozen(*tensors)  # pylint: disable=protected-access
-        return 2 if graph._failed else 0  # pylint: disable=protected-access
+            if spec["what"] == "package":
+                if frozen.package_only([tensors[k] for k in frozen.data_index]):
+                    return 0
+            # the unfrozen function, asked for or instead of a package the graph cannot have
+            # (torch.export failed: box_nms's data-dependent sizes): torch.compile's freezing is
+            # not cached on disk, so the parent will serve the unfrozen function, compiled here
+            frozen.unfrozen(*tensors)
+        return UNPACKAGED if spec["what"] == "package" else 0
     with torch.set_grad_enabled(recording):
         out = graph(tensors, is_train)
-        if not is_train and not recording:
-            out = graph(tensors, is_train)  # a prediction compiles at its second call: its package
         if recording:
             outs = [o for o in out if o.requires_grad]
             if outs:
