@@ -359,8 +359,8 @@ class InductorGraph:
         is compiled: :class:`_Trained`, :class:`_Frozen`)."""
         if os.environ.get("NEOGLUON_COMPILE_CALIBRATE", "1") == "0":
             return False
-        record = read_record(os.path.join(cache_dir(), "neogluon_calibration.json"))
-        return record.get(calibration_key(self.graph.symbol, mode, tensors, self.is_param)) == "plain"
+        return read_record(_verdicts_path()).get(calibration_key(self.graph.symbol, mode, tensors,
+                                                                 self.is_param)) == "plain"
 
     def _children(self):
         """``(key, job)`` of this graph's children: first compilations, frozen predictions' packages."""
@@ -740,6 +740,11 @@ class _JointFunction(torch.autograd.Function):  # pylint: disable=abstract-metho
         return (None, *joint._record["bw"](args))  # pylint: disable=protected-access
 
 
+def _verdicts_path():
+    """The record of calibration verdicts: ``<cache_dir>/neogluon_calibration.json``."""
+    return os.path.join(cache_dir(), "neogluon_calibration.json")
+
+
 class _Choice:
     """Where a calibration's verdict goes (``"plain"`` or ``"compiled"``): the graph's
     ``choices`` under ``key``, and ``<cache_dir>/neogluon_calibration.json`` under the
@@ -758,7 +763,7 @@ class _Choice:
 
     def recorded(self, tensors):
         """The verdict an earlier process recorded for this graph called on ``tensors``, or None."""
-        self._disk = (os.path.join(cache_dir(), "neogluon_calibration.json"), self.identity(tensors))
+        self._disk = (_verdicts_path(), self.identity(tensors))
         choice = read_record(self._disk[0]).get(self._disk[1])
         return choice if choice in ("plain", "compiled") else None
 
@@ -978,6 +983,15 @@ class _Frozen:
         key = self._package_plan(data)[1]
         return not os.path.exists(_package_path(key)) and self._start_child(tensors, "package", key)
 
+    def _unfrozen_waits(self, tensors):
+        """Whether the unfrozen function's first compilation waits for a child: one running
+        now, or one started for it; not once a child left its code in the caches."""
+        if self.unfrozen_warm:
+            return False
+        if self._child_runs():
+            return True
+        return not self.unfrozen_warm and self._start_child(tensors, "unfrozen", "unfrozen")
+
     def _meanwhile(self, tensors):
         """While a child builds the package: the unfrozen compiled function when it has run
         already (its code is compiled), else the plain graph (neither is calibrated, see
@@ -988,8 +1002,7 @@ class _Frozen:
     def _unfrozen(self, tensors):
         """The unfrozen compiled function bound to ``tensors``, compiling at its first call: from
         the caches a child filled (meanwhile the plain graph, uncounted), or here."""
-        if not self.unfrozen_ready and not self.unfrozen_warm and (
-                self._child_runs() or (not self.unfrozen_warm and self._start_child(tensors, "unfrozen", "unfrozen"))):
+        if not self.unfrozen_ready and self._unfrozen_waits(tensors):
             self.waiting = True
             return lambda: self.plain(*tensors)
 
