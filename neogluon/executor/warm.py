@@ -107,15 +107,16 @@ def record_path():
 def warm_key(symbol, mode, tensors, is_param):
     """The record's key of a first compilation: the graph, which inputs are Parameters and
     which record a gradient, the mode, the inputs' shapes, strides and dtypes, torch, the CPU,
-    neogluon's sources and ``NEOGLUON_*`` settings (what the caches' own keys depend on), and
-    for a prediction the parameters' values, which its package holds."""
+    neogluon's sources and ``NEOGLUON_*`` settings (what the caches' own keys depend on). Only
+    training and recorded modes are keyed here: a frozen prediction looks for its package file
+    itself (inductor.py's ``_Frozen``), so the parameters' values never enter this key."""
     from .inductor import _graph_key  # pylint: disable=import-outside-toplevel
     data = [t for t, p in zip(tensors, is_param) if not p]
     params = [t for t, p in zip(tensors, is_param) if p]
     ignored = ("NEOGLUON_COMPILE_BACKGROUND", "NEOGLUON_COMPILE_CALIBRATE")  # the child's own differ
     settings = sorted((k, v) for k, v in os.environ.items() if k.startswith("NEOGLUON_") and k not in ignored)
     parts = ["warm", repr(tuple(mode)), repr([t.requires_grad for t in tensors]), repr(settings)]
-    return _graph_key(symbol, data, params, is_param, parts, values=tuple(mode) == (False, False))
+    return _graph_key(symbol, data, params, is_param, parts, values=False)
 
 
 def is_warm(key):
